@@ -1,0 +1,75 @@
+"""kconnect: Kafka Connect for Python.
+
+The plugin author's whole import::
+
+    from kconnect import SourceConnector, SourceTask, SinkConnector, SinkTask, Schema, Struct, ConfigDef
+
+A plugin is a pip-installable distribution that declares an entry point in the group ``kconnect``
+pointing at a module with hook implementations (see `kconnect.hookspecs`)::
+
+    # pyproject.toml
+    [project.entry-points.kconnect]
+    my_plugin = "my_plugin.plugin"
+
+    # my_plugin/plugin.py
+    from kconnect import hookimpl
+    from my_plugin.source import MySourceConnector
+
+    @hookimpl
+    def register_connectors(registry):
+        registry.add(MySourceConnector, aliases=["MySource"])
+"""
+
+from kconnect.config import ConfigDef
+from kconnect.connector import Connector, ConnectorContext, SinkConnector, SourceConnector
+from kconnect.converter import Converter, HeaderConverter
+from kconnect.data.schema import Schema, SchemaAndValue, SchemaBuilder
+from kconnect.data.struct import Struct
+from kconnect.errors import ConnectError, DataError, RetriableError
+from kconnect.hookspecs import hookimpl
+from kconnect.records import ConnectRecord, Header, Headers, SinkRecord, SourceRecord
+from kconnect.task import (
+    OffsetStorageReader,
+    SinkTask,
+    SinkTaskContext,
+    SourceTask,
+    SourceTaskContext,
+    Task,
+    TopicPartition,
+)
+from kconnect.transform import Predicate, Transformation
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigDef",
+    "ConnectError",
+    "ConnectRecord",
+    "Connector",
+    "ConnectorContext",
+    "Converter",
+    "DataError",
+    "Header",
+    "HeaderConverter",
+    "Headers",
+    "OffsetStorageReader",
+    "Predicate",
+    "RetriableError",
+    "Schema",
+    "SchemaAndValue",
+    "SchemaBuilder",
+    "SinkConnector",
+    "SinkRecord",
+    "SinkTask",
+    "SinkTaskContext",
+    "SourceConnector",
+    "SourceRecord",
+    "SourceTask",
+    "SourceTaskContext",
+    "Struct",
+    "Task",
+    "TopicPartition",
+    "Transformation",
+    "__version__",
+    "hookimpl",
+]

@@ -1,0 +1,464 @@
+"""Kafka's ConfigDef in Python idiom: typed configuration keys, Kafka's parsing rules and texts.
+
+A `ConfigDef` lists `ConfigKey`s in definition order. `parse` turns a props map (strings, as connector
+configs arrive, or already-typed values) into typed values and raises `ConfigException` on the first
+problem; `validate` reports every problem per key, as Kafka's `ConfigDef.validateAll` does (the engine
+lives in `kconnect.config.validation`). Error texts are Kafka's, so users can search for them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from enum import Enum
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+if TYPE_CHECKING:
+    from .validators import Validator
+
+
+class ConfigType(str, Enum):
+    """The type of a configuration value (Kafka's `ConfigDef.Type`)."""
+
+    BOOLEAN = "BOOLEAN"
+    STRING = "STRING"
+    INT = "INT"
+    SHORT = "SHORT"
+    LONG = "LONG"
+    DOUBLE = "DOUBLE"
+    LIST = "LIST"
+    CLASS = "CLASS"
+    PASSWORD = "PASSWORD"
+
+
+class Importance(str, Enum):
+    """How likely a user is to need to change a key (Kafka's `ConfigDef.Importance`)."""
+
+    HIGH = "HIGH"
+    MEDIUM = "MEDIUM"
+    LOW = "LOW"
+
+
+class Width(str, Enum):
+    """How wide a UI should draw a key's input field (Kafka's `ConfigDef.Width`)."""
+
+    NONE = "NONE"
+    SHORT = "SHORT"
+    MEDIUM = "MEDIUM"
+    LONG = "LONG"
+
+
+class _NoDefault(Enum):
+    NO_DEFAULT = "NO_DEFAULT"
+
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+#: Marks a key that has no default: leaving it out is a "Missing required configuration" error.
+NO_DEFAULT: Final = _NoDefault.NO_DEFAULT
+
+HIDDEN: Final = "[hidden]"
+
+
+class Password:
+    """A secret config value; its str and repr are ``[hidden]`` so it never reaches a log."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __str__(self) -> str:
+        return HIDDEN
+
+    __repr__ = __str__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Password) and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def java_double_str(number: float) -> str:
+    """Render a float as Java's `Double.toString` does (``1.0``, ``1.0E7``, ``NaN``, ``Infinity``)."""
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    if number == 0:
+        return "-0.0" if math.copysign(1.0, number) < 0 else "0.0"
+    if 1e-3 <= abs(number) < 1e7:
+        return repr(number)
+    _, digit_tuple, exponent = Decimal(repr(abs(number))).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    assert isinstance(exponent, int)
+    scientific = len("".join(map(str, digit_tuple))) - 1 + exponent
+    sign = "-" if number < 0 else ""
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{scientific}"
+
+
+def java_str(value: object) -> str:
+    """Render a value as Java's `toString` would inside Kafka's messages (``null``, ``[a, b]``, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return java_double_str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(java_str(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{java_str(k)}={java_str(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def java_trim(text: str) -> str:
+    """Strip what Java's `String.trim` strips: every character up to and including U+0020."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
+class ConfigException(ValueError):
+    """A configuration value is missing or invalid; the message is Kafka's text for the problem."""
+
+    def __init__(self, message: str, *, name: str | None = None, value: object = None) -> None:
+        super().__init__(message)
+        self.name = name
+        self.value = value
+
+    @classmethod
+    def invalid(cls, name: str, value: object, reason: str | None = None) -> ConfigException:
+        """Kafka's ``Invalid value <value> for configuration <name>: <reason>`` error."""
+        text = f"Invalid value {java_str(value)} for configuration {name}"
+        return cls(text if reason is None else f"{text}: {reason}", name=name, value=value)
+
+    @property
+    def message(self) -> str:
+        """The error text, as Kafka's `getMessage()` gives it."""
+        return str(self.args[0])
+
+
+def missing_required_message(name: str) -> str:
+    """Kafka's text for a key that has no default and was not given."""
+    return f'Missing required configuration "{name}" which has no default value.'
+
+
+class Recommender(Protocol):
+    """Gives a key's valid values and visibility from the other keys' parsed values (Kafka's Recommender).
+
+    Called by `ConfigDef.validate` after every key is parsed, for each key that has a recommender.
+    """
+
+    def valid_values(self, name: str, parsed_config: Mapping[str, object]) -> list[object]:
+        """The values `name` may take given the parsed config; shown as ``recommended_values``."""
+        ...
+
+    def visible(self, name: str, parsed_config: Mapping[str, object]) -> bool:
+        """Whether `name` matters given the parsed config; shown as ``visible``."""
+        ...
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    """One defined configuration key; `default` is already parsed to the key's type, or `NO_DEFAULT`."""
+
+    name: str
+    type: ConfigType
+    default: object
+    validator: Validator | None
+    importance: Importance
+    documentation: str
+    group: str | None = None
+    order_in_group: int = -1
+    width: Width = Width.NONE
+    display_name: str = ""
+    dependents: tuple[str, ...] = ()
+    recommender: Recommender | None = None
+    internal: bool = False
+
+    @property
+    def has_default(self) -> bool:
+        """False when the key is required (defined with `NO_DEFAULT`)."""
+        return self.default is not NO_DEFAULT
+
+
+@dataclass
+class ConfigValue:
+    """The validation outcome for one key (Kafka's `ConfigValue`): value, recommendations, errors."""
+
+    name: str
+    value: object = None
+    recommended_values: list[object] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    visible: bool = True
+
+    def add_error(self, message: str) -> None:
+        """Append one error text; a key may collect several."""
+        self.errors.append(message)
+
+
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_DOUBLE_TEXT = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
+# Java's regex \s is [ \t\n\x0B\f\r]; Python's \s is wider.
+_LIST_SEPARATOR = re.compile(r"[ \t\n\x0b\f\r]*,[ \t\n\x0b\f\r]*")
+_INTEGER_BOUNDS = {
+    ConfigType.SHORT: (-(2**15), 2**15 - 1, "16-bit integer (short)"),
+    ConfigType.INT: (-(2**31), 2**31 - 1, "32-bit integer"),
+    ConfigType.LONG: (-(2**63), 2**63 - 1, "64-bit integer (long)"),
+}
+
+
+def _type_name(value: object) -> str:
+    return type(value).__qualname__
+
+
+def parse_type(name: str, value: object, config_type: ConfigType) -> object:
+    """Parse one value to `config_type` by Kafka's rules (`ConfigDef.parseType`); None stays None.
+
+    Strings are trimmed first; BOOLEAN takes true/false in any case; SHORT/INT/LONG must be in range;
+    LIST splits on commas with surrounding whitespace and maps "" to []; CLASS stays a class name;
+    PASSWORD becomes a `Password`. Raises `ConfigException` with Kafka's text.
+    """
+    if value is None:
+        return None
+    text = java_trim(value) if isinstance(value, str) else None
+    if config_type is ConfigType.BOOLEAN:
+        if isinstance(value, bool):
+            return value
+        if text is not None and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        raise ConfigException.invalid(name, value, "Expected value to be either true or false")
+    if config_type in (ConfigType.STRING, ConfigType.PASSWORD):
+        if config_type is ConfigType.PASSWORD and isinstance(value, Password):
+            return value
+        if text is None:
+            raise ConfigException.invalid(
+                name, value, f"Expected value to be a string, but it was a {_type_name(value)}"
+            )
+        return Password(text) if config_type is ConfigType.PASSWORD else text
+    if config_type in _INTEGER_BOUNDS:
+        low, high, described = _INTEGER_BOUNDS[config_type]
+        if isinstance(value, int) and not isinstance(value, bool):
+            if low <= value <= high:
+                return value
+        elif text is not None:
+            if _INTEGER_TEXT.fullmatch(text) and low <= int(text) <= high:
+                return int(text)
+            raise ConfigException.invalid(name, value, f"Not a number of type {config_type.value}")
+        raise ConfigException.invalid(
+            name, value, f"Expected value to be a {described}, but it was a {_type_name(value)}"
+        )
+    if config_type is ConfigType.DOUBLE:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if text is None:
+            raise ConfigException.invalid(
+                name, value, f"Expected value to be a double, but it was a {_type_name(value)}"
+            )
+        if not _DOUBLE_TEXT.fullmatch(text):
+            raise ConfigException.invalid(name, value, "Not a number of type DOUBLE")
+        return float(text.rstrip("fFdD") if text[-1] in "fFdD" else text)
+    if config_type is ConfigType.LIST:
+        if isinstance(value, (list, tuple)):
+            return list(value)
+        if text is None:
+            raise ConfigException.invalid(name, value, "Expected a comma separated list.")
+        return [] if not text else _LIST_SEPARATOR.split(text)
+    if config_type is ConfigType.CLASS:
+        if isinstance(value, type):
+            return f"{value.__module__}.{value.__qualname__}"
+        if text is None:
+            raise ConfigException.invalid(name, value, "Expected a Class instance or class name.")
+        return text
+    raise ValueError(f"Unknown type {config_type!r}")
+
+
+def convert_to_string(value: object, config_type: ConfigType | None) -> str | None:
+    """Render a parsed value as Kafka's `ConfigDef.convertToString` does; None stays None."""
+    if value is None:
+        return None
+    if config_type is ConfigType.LIST and isinstance(value, (list, tuple)):
+        return ",".join(java_str(item) for item in value)
+    return java_str(value)
+
+
+def _as_enum(enum_type: type[Any], value: object) -> Any:
+    return value if isinstance(value, enum_type) else enum_type[str(value).upper()]
+
+
+class ConfigDef:
+    """An ordered set of configuration keys, with Kafka's parse and validate semantics.
+
+    Built fluently at import time by plugin authors and the framework::
+
+        ConfigDef().define("topic", type="STRING", importance="HIGH", documentation="Topic to write to.")
+    """
+
+    def __init__(self, base: ConfigDef | None = None) -> None:
+        self._keys: dict[str, ConfigKey] = dict(base._keys) if base is not None else {}
+        self._groups: list[str] = list(base._groups) if base is not None else []
+
+    def define(
+        self,
+        name: str,
+        *,
+        type: ConfigType | str,
+        importance: Importance | str,
+        documentation: str = "",
+        default: object = NO_DEFAULT,
+        validator: Validator | None = None,
+        group: str | None = None,
+        order_in_group: int = -1,
+        width: Width | str = Width.NONE,
+        display_name: str | None = None,
+        dependents: Iterable[str] = (),
+        recommender: Recommender | None = None,
+    ) -> ConfigDef:
+        """Define a key and return self. Raises `ConfigException` on a duplicate or a bad default.
+
+        The default is parsed to `type` and checked by `validator` now, as Kafka does at definition.
+        """
+        config_type: ConfigType = _as_enum(ConfigType, type)
+        parsed_default = default if default is NO_DEFAULT else parse_type(name, default, config_type)
+        if validator is not None and parsed_default is not NO_DEFAULT:
+            validator.ensure_valid(name, parsed_default)
+        key = ConfigKey(
+            name=name,
+            type=config_type,
+            default=parsed_default,
+            validator=validator,
+            importance=_as_enum(Importance, importance),
+            documentation=documentation,
+            group=group,
+            order_in_group=order_in_group,
+            width=_as_enum(Width, width),
+            display_name=name if display_name is None else display_name,
+            dependents=tuple(dependents),
+            recommender=recommender,
+        )
+        return self.define_key(key)
+
+    def define_internal(
+        self,
+        name: str,
+        *,
+        type: ConfigType | str,
+        default: object,
+        importance: Importance | str = Importance.LOW,
+        validator: Validator | None = None,
+        documentation: str = "",
+    ) -> ConfigDef:
+        """Define a key that is left out of generated docs and not meant for general use."""
+        self.define(
+            name,
+            type=type,
+            importance=importance,
+            documentation=documentation,
+            default=default,
+            validator=validator,
+        )
+        self._keys[name] = replace(self._keys[name], internal=True)
+        return self
+
+    def define_key(self, key: ConfigKey) -> ConfigDef:
+        """Add an already built key (Kafka's `define(ConfigKey)`); its default is taken as parsed."""
+        if key.name in self._keys:
+            raise ConfigException(f"Configuration {key.name} is defined twice.")
+        if key.group is not None and key.group not in self._groups:
+            self._groups.append(key.group)
+        self._keys[key.name] = key
+        return self
+
+    @property
+    def config_keys(self) -> Mapping[str, ConfigKey]:
+        """The keys by name, in definition order (read-only view)."""
+        return MappingProxyType(self._keys)
+
+    def names(self) -> tuple[str, ...]:
+        """The key names, in definition order."""
+        return tuple(self._keys)
+
+    def groups(self) -> list[str]:
+        """The group names, in the order each was first used by a key."""
+        return list(self._groups)
+
+    def undefined_dependents(self) -> list[str]:
+        """Names listed as some key's dependent but not defined here, in first-seen order."""
+        seen = {d: None for key in self._keys.values() for d in key.dependents if d not in self._keys}
+        return list(seen)
+
+    def with_(self, other: ConfigDef) -> ConfigDef:
+        """A new def with this def's keys, then `other`'s; a name defined in both is an error."""
+        combined = ConfigDef(self)
+        for key in other._keys.values():
+            combined.define_key(key)
+        return combined
+
+    def merge(self, other: ConfigDef, *, keep_existing: bool = False) -> ConfigDef:
+        """A new def with `other`'s keys added; a shared name takes `other`'s key in this def's place.
+
+        With ``keep_existing=True`` a shared name keeps this def's key instead (as Kafka's plugin
+        config listing gives a plugin's own definition precedence over the framework's).
+        """
+        combined = ConfigDef(self)
+        for key in other._keys.values():
+            if key.name not in combined._keys or not keep_existing:
+                combined._keys[key.name] = key
+            if key.group is not None and key.group not in combined._groups:
+                combined._groups.append(key.group)
+        return combined
+
+    def parse(self, props: Mapping[str, object]) -> dict[str, object]:
+        """Parse and check every key (Kafka's `ConfigDef.parse`); raises on the first problem.
+
+        Called when a component starts with a config that was validated before. Keys not given
+        take their defaults; each value is checked by its key's validator.
+        """
+        undefined = self.undefined_dependents()
+        if undefined:
+            raise ConfigException(
+                "Some configurations in are referred in the dependents, but not defined: "
+                + ",".join(undefined)
+            )
+        return {
+            key.name: self.parse_value(key, props.get(key.name), key.name in props)
+            for key in self._keys.values()
+        }
+
+    def parse_value(self, key: ConfigKey, value: object, is_set: bool) -> object:
+        """Parse one key's value, falling back to its default, and run its validator."""
+        if is_set:
+            parsed = parse_type(key.name, value, key.type)
+        elif not key.has_default:
+            raise ConfigException(missing_required_message(key.name), name=key.name)
+        else:
+            parsed = key.default
+        if key.validator is not None:
+            key.validator.ensure_valid(key.name, parsed)
+        return parsed
+
+    def validate(self, props: Mapping[str, object]) -> dict[str, ConfigValue]:
+        """Report every key's value, errors, recommendations and visibility (Kafka's `validateAll`).
+
+        Called by the validate endpoint and before a connector is created or updated. See
+        `kconnect.config.validation.validate_all` for the steps.
+        """
+        from .validation import validate_all  # engine needs jsonschema; keep it lazy
+
+        return validate_all(self, props)
+
+    def json_schema(self) -> dict[str, Any]:
+        """This def as a JSON Schema (draft 2020-12) document; see `kconnect.config.json_schema`."""
+        from .json_schema import config_def_json_schema
+
+        return config_def_json_schema(self)

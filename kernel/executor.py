@@ -1,0 +1,108 @@
+"""The executor contract: where and how tasks run.
+
+The worker owns one Executor (chosen through the ``create_executor`` hook). The herder tells it
+to start, pause, resume and stop tasks; the executor runs the kernel's task loops
+(`kconnect.runtime.source_loop`, `kconnect.runtime.sink_loop`) wherever it likes (the Spark
+executor: inside Spark tasks) and reports back through a `TaskListener`. Records never come back
+through this interface: only state changes, committed source offsets and topic names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from kconnect.herder.model import ConnectorTaskId, TargetState
+
+SourcePartition = Mapping[str, Any]
+SourceOffset = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Everything a task loop needs to run one task, picklable so it can travel to a Spark executor.
+
+    `worker` holds the worker properties the loop uses (bootstrap servers, converters, producer. /
+    consumer. overrides, offset.flush.interval.ms); `connector_config` the connector's properties
+    (its converter and transform overrides); `task_config` what the connector's `task_configs` gave.
+    """
+
+    id: ConnectorTaskId
+    kind: Literal["source", "sink"]
+    task_class: str
+    connector_config: Mapping[str, str]
+    task_config: Mapping[str, str]
+    worker: Mapping[str, str]
+    target_state: TargetState = TargetState.STARTED
+    generation: int = 0
+    plugins_disabled: tuple[str, ...] = field(default_factory=tuple)
+
+
+class TaskListener(Protocol):
+    """How an executor reports back; the worker implements it and turns calls into herder events.
+
+    Calls arrive on the worker's event loop.
+    """
+
+    def on_running(self, task: ConnectorTaskId, generation: int) -> None:
+        """The task started (or resumed) and is moving records."""
+        ...
+
+    def on_paused(self, task: ConnectorTaskId, generation: int) -> None:
+        """The task acknowledged a pause."""
+        ...
+
+    def on_failed(self, task: ConnectorTaskId, generation: int, trace: str) -> None:
+        """The task failed; `trace` is the error's traceback as text."""
+        ...
+
+    def on_stopped(self, task: ConnectorTaskId, generation: int) -> None:
+        """The task stopped cleanly after a stop request (offsets committed)."""
+        ...
+
+    async def on_commit_source_offsets(
+        self, task: ConnectorTaskId, offsets: Sequence[tuple[SourcePartition, SourceOffset | None]]
+    ) -> None:
+        """Durably store these source offsets; the task treats them as committed when this returns."""
+        ...
+
+    async def read_source_offsets(
+        self, task: ConnectorTaskId, partitions: Sequence[SourcePartition]
+    ) -> list[SourceOffset | None]:
+        """The committed offsets of these source partitions (for the task's OffsetStorageReader)."""
+        ...
+
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
+        """The task produced to or consumed from `topic` for the first time (KIP-558)."""
+        ...
+
+
+class Executor(Protocol):
+    """Runs tasks. Every method returns quickly; outcomes are reported through the TaskListener."""
+
+    name: str
+
+    async def start(self, listener: TaskListener) -> None:
+        """Begin accepting tasks. Must not wait for slow start-up (Spark): queue tasks meanwhile."""
+        ...
+
+    def ready(self) -> bool:
+        """True once the executor can run tasks (e.g. the SparkSession is up)."""
+        ...
+
+    def start_task(self, spec: TaskSpec) -> None:
+        """Start running a task with the target state in `spec`."""
+        ...
+
+    def set_target_state(self, task: ConnectorTaskId, state: TargetState) -> None:
+        """Pause (PAUSED) or resume (STARTED) a running task; STOPPED is `stop_task`."""
+        ...
+
+    async def stop_task(self, task: ConnectorTaskId, timeout_s: float) -> None:
+        """Stop a task gracefully (its offsets committed); forced after `timeout_s`."""
+        ...
+
+    async def stop(self) -> None:
+        """Stop every task gracefully, then release the executor's resources."""
+        ...

@@ -1,0 +1,227 @@
+"""The herder's front door: what REST and the CLI call. One protocol, the same in both modes.
+
+Every method is a coroutine that returns once the change is *recorded* (Kafka's asynchronous
+model); status shows the effect once tasks reach it. Errors are kernel errors
+(`kconnect.errors`): NotFoundError, AlreadyExistsError, BadRequestError, ConflictError.
+The result types are plain dataclasses whose fields carry Kafka's wire names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kconnect.herder.model import ConnectorTaskId, ConnectorType, State, TargetState
+
+
+@dataclass(frozen=True)
+class ConnectorInfo:
+    """A connector's name, config, task ids and type (`GET /connectors/{name}`)."""
+
+    name: str
+    config: Mapping[str, str]
+    tasks: Sequence[ConnectorTaskId]
+    type: ConnectorType
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """One task's id and config (`GET /connectors/{name}/tasks`)."""
+
+    id: ConnectorTaskId
+    config: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class StateInfo:
+    """Observed state of a connector or a task; `trace` only when FAILED."""
+
+    state: State
+    worker_id: str
+    trace: str | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskStateInfo(StateInfo):
+    """A task's observed state with its task number."""
+
+    id: int = 0
+
+
+@dataclass(frozen=True)
+class ConnectorStateInfo:
+    """`GET /connectors/{name}/status`: the connector's state and its tasks' states (sorted by id)."""
+
+    name: str
+    connector: StateInfo
+    tasks: Sequence[TaskStateInfo]
+    type: ConnectorType
+
+
+@dataclass(frozen=True)
+class ConnectorOffset:
+    """One source partition's (or sink topic-partition's) offset."""
+
+    partition: Mapping[str, Any]
+    offset: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class ConnectorOffsets:
+    """`GET /connectors/{name}/offsets`."""
+
+    offsets: Sequence[ConnectorOffset]
+
+
+@dataclass(frozen=True)
+class PutResult:
+    """Outcome of a config write: whether it created the connector, and the connector's info."""
+
+    created: bool
+    info: ConnectorInfo
+
+
+@dataclass(frozen=True)
+class WorkerHealth:
+    """`GET /health`: starting / healthy / unhealthy, with a message."""
+
+    status: str
+    message: str
+
+
+@dataclass(frozen=True)
+class RestartRequest:
+    """KIP-745 restart options."""
+
+    connector: str
+    only_failed: bool = False
+    include_tasks: bool = False
+
+
+@dataclass
+class ClusterView:
+    """A read-only snapshot of the cluster for REST extensions (Kafka's ConnectClusterState)."""
+
+    connectors: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    kafka_cluster_id: str | None = None
+
+
+class Herder(Protocol):
+    """The one front door to the connectors of a worker (standalone) or a cluster (distributed)."""
+
+    worker_id: str
+
+    async def kafka_cluster_id(self) -> str:
+        """The Kafka cluster id of the worker's broker."""
+        ...
+
+    def health(self) -> WorkerHealth:
+        """Whether the worker has finished starting and is healthy."""
+        ...
+
+    async def connectors(self) -> list[str]:
+        """Names of all connectors, sorted."""
+        ...
+
+    async def connector_info(self, name: str) -> ConnectorInfo:
+        """Config and task ids of one connector; NotFoundError if unknown."""
+        ...
+
+    async def connector_config(self, name: str) -> dict[str, str]:
+        """The connector's config; NotFoundError if unknown."""
+        ...
+
+    async def put_connector_config(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        *,
+        allow_replace: bool,
+        initial_state: TargetState | None = None,
+    ) -> PutResult:
+        """Create or update a connector after validating its config.
+
+        AlreadyExistsError if it exists and `allow_replace` is False; BadRequestError with Kafka's
+        multi-error message if the config is invalid.
+        """
+        ...
+
+    async def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
+        """Merge `patch` into the config (a None value removes the key), validate and apply it."""
+        ...
+
+    async def delete_connector(self, name: str) -> ConnectorInfo:
+        """Stop and remove a connector, its tasks and status; NotFoundError if unknown."""
+        ...
+
+    async def connector_status(self, name: str) -> ConnectorStateInfo:
+        """Observed state of the connector and its tasks."""
+        ...
+
+    async def task_configs(self, name: str) -> list[TaskInfo]:
+        """Ids and configs of the connector's tasks."""
+        ...
+
+    async def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
+        """Observed state of one task; NotFoundError if unknown."""
+        ...
+
+    async def restart_task(self, task: ConnectorTaskId) -> None:
+        """Restart one task; NotFoundError if unknown."""
+        ...
+
+    async def restart_connector(self, request: RestartRequest) -> ConnectorStateInfo:
+        """Restart per KIP-745; returns the status snapshot showing RESTARTING where it applies."""
+        ...
+
+    async def pause_connector(self, name: str) -> None:
+        """Set target state PAUSED (persistent, idempotent)."""
+        ...
+
+    async def resume_connector(self, name: str) -> None:
+        """Set target state STARTED (persistent, idempotent)."""
+        ...
+
+    async def stop_connector(self, name: str) -> None:
+        """Set target state STOPPED: connector and tasks shut down, no tasks remain."""
+        ...
+
+    async def connector_offsets(self, name: str) -> ConnectorOffsets:
+        """Committed offsets: source offsets from the offset store, sink ones from `connect-<name>`."""
+        ...
+
+    async def alter_offsets(self, name: str, offsets: Sequence[ConnectorOffset]) -> str:
+        """Alter offsets of a STOPPED connector; returns Kafka's success message."""
+        ...
+
+    async def reset_offsets(self, name: str) -> str:
+        """Reset all offsets of a STOPPED connector; returns Kafka's success message."""
+        ...
+
+    async def active_topics(self, name: str) -> list[str]:
+        """Topics the connector has used since the last reset (KIP-558), sorted."""
+        ...
+
+    async def reset_active_topics(self, name: str) -> None:
+        """Forget the connector's active topics."""
+        ...
+
+    async def validate_connector_config(self, config: Mapping[str, str]) -> Any:
+        """Kafka's ConfigInfos for this config (`kconnect.config` builds it); BadRequestError when
+        `connector.class` is missing, PluginError when it names no installed connector."""
+        ...
+
+    def plugins(self, *, connectors_only: bool) -> list[Any]:
+        """Installed plugins (PluginDesc) as `/connector-plugins` lists them: sinks, then sources, then
+        the other kinds when `connectors_only` is False."""
+        ...
+
+    def plugin_config(self, plugin: str) -> list[Any]:
+        """The plugin's config keys (ConfigKeyInfo), then the framework's for connectors (KIP-769)."""
+        ...
+
+    def cluster_view(self) -> ClusterView:
+        """A read-only snapshot for REST extensions."""
+        ...

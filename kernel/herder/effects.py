@@ -1,0 +1,136 @@
+"""Carrying out the reducer's effects: one small adapter call per effect, dispatched from a table.
+
+The herder's owner task calls `EffectRunner.run` for each effect in order and awaits it, so a
+stop has finished before the next start. An effect may answer with events (a connector started,
+task configs were generated); the owner task folds them in before the next effect.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from kconnect.executor import Executor, TaskSpec
+from kconnect.herder import events as ev
+from kconnect.herder.api import StateInfo, TaskStateInfo
+from kconnect.herder.connectors import TASK_CLASS_CONFIG, ConnectorInstances
+from kconnect.plugin_host import PluginHost, PluginType
+from kconnect.storage.base import ConfigBackingStore, StatusBackingStore
+from kconnect.worker_config import WorkerConfig
+
+log = logging.getLogger(__name__)
+
+
+class EffectRunner:
+    """Maps each effect type to the adapter that carries it out."""
+
+    def __init__(
+        self,
+        worker_config: WorkerConfig,
+        plugins: PluginHost,
+        executor: Executor,
+        connectors: ConnectorInstances,
+        config_store: ConfigBackingStore,
+        status_store: StatusBackingStore,
+    ) -> None:
+        self._worker = worker_config
+        self._plugins = plugins
+        self._executor = executor
+        self._connectors = connectors
+        self._configs = config_store
+        self._statuses = status_store
+        self._table: dict[type[Any], Callable[[Any], Awaitable[list[ev.Event]]]] = {
+            ev.StartConnector: connectors.start,
+            ev.StopConnector: connectors.stop,
+            ev.GenerateTaskConfigs: connectors.task_configs,
+            ev.StartTask: self._start_task,
+            ev.SetTaskTargetState: self._set_task_target,
+            ev.StopTask: self._stop_task,
+            ev.PersistConfig: self._persist_config,
+            ev.PersistTargetState: self._persist_target,
+            ev.PersistTaskConfigs: self._persist_task_configs,
+            ev.RemoveConfig: self._remove_config,
+            ev.PutConnectorStatus: self._put_connector_status,
+            ev.PutTaskStatus: self._put_task_status,
+            ev.RemoveTaskStatus: self._remove_task_status,
+            ev.RemoveStatus: self._remove_status,
+        }
+
+    async def run(self, effect: ev.Effect) -> list[ev.Event]:
+        """Carry out one effect; return the events it produced."""
+        return await self._table[type(effect)](effect)
+
+    # --- executor ------------------------------------------------------------------------------------
+
+    async def _start_task(self, effect: ev.StartTask) -> list[ev.Event]:
+        try:
+            plugin = self._plugins.connector(effect.connector_config.get("connector.class", ""))
+            spec = TaskSpec(
+                id=effect.id,
+                kind="sink" if plugin.type is PluginType.SINK else "source",
+                task_class=effect.task_config.get(TASK_CLASS_CONFIG, ""),
+                connector_config=dict(effect.connector_config),
+                task_config=dict(effect.task_config),
+                worker=dict(self._worker.props),
+                target_state=effect.target,
+                generation=effect.generation,
+            )
+            self._executor.start_task(spec)
+        except Exception as exc:
+            log.error("Failed to start task %s", effect.id, exc_info=True)
+            return [ev.TaskFailed(effect.id, effect.generation, f"Failed to start task {effect.id}: {exc!r}")]
+        log.info("Task %s handed to the %s executor (%s)", effect.id, self._executor.name, effect.target.value)
+        return []
+
+    async def _set_task_target(self, effect: ev.SetTaskTargetState) -> list[ev.Event]:
+        self._executor.set_target_state(effect.id, effect.target)
+        return []
+
+    async def _stop_task(self, effect: ev.StopTask) -> list[ev.Event]:
+        timeout_s = self._worker.task_shutdown_graceful_timeout_ms / 1000
+        try:
+            await self._executor.stop_task(effect.id, timeout_s)
+        except Exception:
+            log.error("Failed to stop task %s", effect.id, exc_info=True)
+        return []
+
+    # --- config store --------------------------------------------------------------------------------
+
+    async def _persist_config(self, effect: ev.PersistConfig) -> list[ev.Event]:
+        await self._configs.put_connector_config(effect.name, effect.config, effect.target)
+        return []
+
+    async def _persist_target(self, effect: ev.PersistTargetState) -> list[ev.Event]:
+        await self._configs.put_target_state(effect.name, effect.target)
+        return []
+
+    async def _persist_task_configs(self, effect: ev.PersistTaskConfigs) -> list[ev.Event]:
+        await self._configs.put_task_configs(effect.name, effect.configs)
+        return []
+
+    async def _remove_config(self, effect: ev.RemoveConfig) -> list[ev.Event]:
+        await self._configs.remove_connector_config(effect.name)
+        return []
+
+    # --- status store --------------------------------------------------------------------------------
+
+    async def _put_connector_status(self, effect: ev.PutConnectorStatus) -> list[ev.Event]:
+        status = effect.status
+        self._statuses.put_connector(effect.name, StateInfo(status.state, status.worker_id, status.trace))
+        return []
+
+    async def _put_task_status(self, effect: ev.PutTaskStatus) -> list[ev.Event]:
+        status = effect.status
+        self._statuses.put_task(
+            effect.id, TaskStateInfo(status.state, status.worker_id, status.trace, id=effect.id.task)
+        )
+        return []
+
+    async def _remove_task_status(self, effect: ev.RemoveTaskStatus) -> list[ev.Event]:
+        self._statuses.remove_task(effect.id)
+        return []
+
+    async def _remove_status(self, effect: ev.RemoveStatus) -> list[ev.Event]:
+        self._statuses.remove(effect.name)
+        return []

@@ -1,0 +1,418 @@
+"""The herder as a pure reducer: ``apply(state, event) -> (state, effects)``. No I/O, no asyncio.
+
+Desired state (config, target state, task configs) is kept apart from observed state (the
+connector's and each task's `Observed`), as in Kafka. Every connector or task instance the reducer
+asks for gets a fresh `generation` number; adapter events naming an older generation are stale and
+ignored. Status-store effects are not written by the handlers: `apply` derives them by comparing
+the observed states before and after the event.
+
+Semantics follow Kafka (WorkerConnector, StandaloneHerder, KIP-745, KIP-875): see the `_ON_TARGET`
+table for pause / resume / stop, `restart_plan` for restarts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from kconnect.herder import events as ev
+from kconnect.herder.model import ConnectorTaskId, State, TargetState
+
+Config = Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """One task: its config, observed state and the generation of its running instance (0: none)."""
+
+    config: Config
+    observed: ev.Observed
+    generation: int = 0
+
+
+@dataclass(frozen=True)
+class ConnectorRecord:
+    """One connector's desired and observed state.
+
+    `instance` is the generation of the running connector instance (0: none); `generation` is the
+    last number handed out, for connector and task instances alike.
+    """
+
+    name: str
+    config: Config
+    target: TargetState
+    observed: ev.Observed
+    tasks: tuple[TaskRecord, ...] = ()
+    instance: int = 0
+    generation: int = 0
+
+    @property
+    def task_configs(self) -> tuple[Config, ...]:
+        """The task configs, in task order."""
+        return tuple(t.config for t in self.tasks)
+
+    def task_ids(self) -> list[ConnectorTaskId]:
+        """The ids of the connector's tasks, in task order."""
+        return [ConnectorTaskId(self.name, i) for i in range(len(self.tasks))]
+
+
+@dataclass(frozen=True)
+class HerderState:
+    """Everything the herder knows, as one immutable value."""
+
+    worker_id: str = ""
+    connectors: Mapping[str, ConnectorRecord] = field(default_factory=dict)
+
+    def with_connector(self, record: ConnectorRecord) -> HerderState:
+        """A copy with `record` added or replaced."""
+        return replace(self, connectors={**self.connectors, record.name: record})
+
+    def without(self, name: str) -> HerderState:
+        """A copy without the connector `name`."""
+        return replace(self, connectors={k: v for k, v in self.connectors.items() if k != name})
+
+
+@dataclass(frozen=True)
+class RestartPlan:
+    """Which instances a KIP-745 restart restarts (Kafka's RestartPlan)."""
+
+    connector: bool
+    tasks: tuple[int, ...]
+
+
+def restart_plan(record: ConnectorRecord, include_tasks: bool, only_failed: bool) -> RestartPlan:
+    """The connector restarts iff not `only_failed` or it FAILED; a task iff `include_tasks` and likewise."""
+
+    def chosen(observed: ev.Observed) -> bool:
+        return not only_failed or observed.state is State.FAILED
+
+    tasks = tuple(i for i, t in enumerate(record.tasks) if include_tasks and chosen(t.observed))
+    return RestartPlan(chosen(record.observed), tasks)
+
+
+class _Act(Enum):
+    KEEP = "keep"  # leave the connector as it is
+    START = "start"  # start a connector instance
+    SUSPEND = "suspend"  # stop the instance; observed state becomes the target's
+
+
+_ANY_STATE = tuple(State)
+# Kafka's WorkerConnector.doTransitionTo: a FAILED connector only leaves FAILED for STOPPED.
+_ON_TARGET: dict[TargetState, dict[State, _Act]] = {
+    TargetState.STARTED: {
+        **{s: _Act.START for s in _ANY_STATE},
+        State.RUNNING: _Act.KEEP,
+        State.RESTARTING: _Act.KEEP,
+        State.FAILED: _Act.KEEP,
+    },
+    TargetState.PAUSED: {**{s: _Act.SUSPEND for s in _ANY_STATE}, State.FAILED: _Act.KEEP},
+    TargetState.STOPPED: {s: _Act.SUSPEND for s in _ANY_STATE},
+}
+_SUSPENDED_STATE = {TargetState.PAUSED: State.PAUSED, TargetState.STOPPED: State.STOPPED}
+
+
+class _Step:
+    """A handler's working copy of one connector plus the effects it has asked for so far."""
+
+    def __init__(self, state: HerderState, record: ConnectorRecord) -> None:
+        self.state = state
+        self.record = record
+        self.effects: list[ev.Effect] = []
+
+    def observe(self, state: State, trace: str | None = None) -> None:
+        self.record = replace(self.record, observed=ev.Observed(state, trace, self.state.worker_id))
+
+    def observe_task(
+        self, index: int, state: State, trace: str | None = None, generation: int | None = None
+    ) -> None:
+        task = self.record.tasks[index]
+        task = replace(task, observed=ev.Observed(state, trace, self.state.worker_id))
+        if generation is not None:
+            task = replace(task, generation=generation)
+        tasks = list(self.record.tasks)
+        tasks[index] = task
+        self.record = replace(self.record, tasks=tuple(tasks))
+
+    def next_generation(self) -> int:
+        self.record = replace(self.record, generation=self.record.generation + 1)
+        return self.record.generation
+
+    def start_connector(self) -> None:
+        generation = self.next_generation()
+        self.record = replace(self.record, instance=generation)
+        self.effects.append(ev.StartConnector(self.record.name, self.record.config, generation))
+
+    def stop_connector(self) -> None:
+        if self.record.instance:
+            self.record = replace(self.record, instance=0)
+            self.effects.append(ev.StopConnector(self.record.name))
+
+    def start_task(self, index: int, observed: State | None = None) -> None:
+        generation = self.next_generation()
+        task = self.record.tasks[index]
+        self.observe_task(index, observed or task.observed.state, task.observed.trace, generation)
+        target = TargetState.PAUSED if self.record.target is TargetState.PAUSED else TargetState.STARTED
+        self.effects.append(
+            ev.StartTask(
+                ConnectorTaskId(self.record.name, index), self.record.config, task.config, target, generation
+            )
+        )
+
+    def stop_task(self, index: int) -> None:
+        if self.record.tasks[index].generation:
+            self.observe_task(index, State.UNASSIGNED, generation=0)
+            self.effects.append(ev.StopTask(ConnectorTaskId(self.record.name, index)))
+
+    def stop_all_tasks(self) -> None:
+        for index in range(len(self.record.tasks)):
+            self.stop_task(index)
+
+    def replace_tasks(self, configs: Sequence[Config]) -> None:
+        self.stop_all_tasks()
+        self.record = replace(self.record, tasks=_unassigned_tasks(configs, self.state.worker_id))
+        self.effects.append(ev.PersistTaskConfigs(self.record.name, self.record.task_configs))
+
+    def bring_to_target(self) -> None:
+        """Start or suspend the connector instance per `_ON_TARGET` (tasks are the caller's job)."""
+        target = self.record.target
+        action = _ON_TARGET[target][self.record.observed.state]
+        if action is _Act.START:
+            self.start_connector()
+        elif action is _Act.SUSPEND:
+            self.stop_connector()
+            self.observe(_SUSPENDED_STATE[target])
+
+    def done(self) -> tuple[HerderState, list[ev.Effect]]:
+        return self.state.with_connector(self.record), self.effects
+
+
+def _unassigned_tasks(configs: Sequence[Config], worker_id: str) -> tuple[TaskRecord, ...]:
+    return tuple(TaskRecord(dict(c), ev.Observed(State.UNASSIGNED, None, worker_id)) for c in configs)
+
+
+def _new_record(state: HerderState, name: str, config: Config, target: TargetState) -> ConnectorRecord:
+    return ConnectorRecord(name, dict(config), target, ev.Observed(State.UNASSIGNED, None, state.worker_id))
+
+
+# --- handlers: one per event type ----------------------------------------------------------------
+
+_Result = tuple[HerderState, list[ev.Effect]]
+
+
+def _loaded(state: HerderState, e: ev.ConnectorLoaded) -> _Result:
+    step = _Step(state, _new_record(state, e.name, e.config, e.target))
+    step.record = replace(step.record, tasks=_unassigned_tasks(e.task_configs, state.worker_id))
+    step.bring_to_target()
+    if e.target is not TargetState.STOPPED:
+        for index in range(len(step.record.tasks)):
+            step.start_task(index)
+    return step.done()
+
+
+def _configured(state: HerderState, e: ev.ConnectorConfigured) -> _Result:
+    existing = state.connectors.get(e.name)
+    if existing is None:
+        target = e.initial_target or TargetState.STARTED
+        step = _Step(state, _new_record(state, e.name, e.config, target))
+        step.effects.append(ev.PersistConfig(e.name, step.record.config, target))
+    else:
+        step = _Step(state, replace(existing, config=dict(e.config)))
+        step.effects.append(ev.PersistConfig(e.name, step.record.config, None))
+        step.stop_connector()
+        step.observe(State.UNASSIGNED)
+    step.bring_to_target()
+    return step.done()
+
+
+def _removed(state: HerderState, e: ev.ConnectorRemoved) -> _Result:
+    record = state.connectors.get(e.name)
+    if record is None:
+        return state, []
+    step = _Step(state, record)
+    step.stop_all_tasks()
+    step.stop_connector()
+    step.effects.append(ev.RemoveConfig(e.name))
+    return state.without(e.name), step.effects
+
+
+def _target_set(state: HerderState, e: ev.TargetStateSet) -> _Result:
+    record = state.connectors.get(e.name)
+    if record is None or record.target is e.target:
+        return state, []
+    step = _Step(state, replace(record, target=e.target))
+    if e.target is TargetState.STOPPED:
+        # Kafka's order: tasks stopped and their configs removed before the target state is written.
+        step.replace_tasks([])
+    else:
+        for index, task in enumerate(step.record.tasks):
+            if task.generation and task.observed.state is not State.FAILED:
+                step.effects.append(ev.SetTaskTargetState(ConnectorTaskId(e.name, index), e.target))
+    step.effects.append(ev.PersistTargetState(e.name, e.target))
+    step.bring_to_target()
+    return step.done()
+
+
+def _restart(state: HerderState, e: ev.RestartRequested) -> _Result:
+    record = state.connectors.get(e.name)
+    if record is None:
+        return state, []
+    plan = restart_plan(record, e.include_tasks, e.only_failed)
+    step = _Step(state, record)
+    if plan.connector:
+        step.stop_connector()
+    for index in plan.tasks:
+        step.stop_task(index)
+    if plan.connector:
+        # A restarted connector starts only if its target is STARTED; otherwise it shows its target.
+        if record.target is TargetState.STARTED:
+            step.observe(State.RESTARTING)
+            step.start_connector()
+        else:
+            step.observe(_SUSPENDED_STATE[record.target])
+    for index in plan.tasks:
+        step.start_task(index, State.RESTARTING)
+    return step.done()
+
+
+def _task_restart(state: HerderState, e: ev.TaskRestartRequested) -> _Result:
+    record = state.connectors.get(e.id.connector)
+    if record is None or not 0 <= e.id.task < len(record.tasks):
+        return state, []
+    step = _Step(state, record)
+    step.stop_task(e.id.task)
+    step.start_task(e.id.task, State.RESTARTING)
+    return step.done()
+
+
+def _reconfigure(state: HerderState, e: ev.ReconfigurationRequested) -> _Result:
+    record = state.connectors.get(e.name)
+    if record is None or not record.instance or record.target is not TargetState.STARTED:
+        return state, []
+    if record.observed.state is not State.RUNNING:
+        return state, []
+    return state, [ev.GenerateTaskConfigs(e.name, record.instance)]
+
+
+def _shutdown(state: HerderState, _e: ev.ShutdownRequested) -> _Result:
+    effects: list[ev.Effect] = []
+    for record in state.connectors.values():
+        step = _Step(state, record)
+        step.stop_all_tasks()
+        if record.instance:
+            step.stop_connector()
+            step.observe(State.UNASSIGNED)
+        state, done = step.done()
+        effects.extend(done)
+    return state, effects
+
+
+def _current(state: HerderState, name: str, generation: int) -> ConnectorRecord | None:
+    record = state.connectors.get(name)
+    return record if record is not None and generation and record.instance == generation else None
+
+
+def _connector_started(state: HerderState, e: ev.ConnectorStarted) -> _Result:
+    record = _current(state, e.name, e.generation)
+    if record is None:
+        return state, []
+    step = _Step(state, record)
+    step.observe(State.RUNNING)
+    if record.target is TargetState.STARTED:
+        step.effects.append(ev.GenerateTaskConfigs(e.name, e.generation))
+    return step.done()
+
+
+def _connector_failed(state: HerderState, e: ev.ConnectorFailed) -> _Result:
+    record = _current(state, e.name, e.generation)
+    if record is None:
+        return state, []
+    step = _Step(state, record)
+    step.observe(State.FAILED, e.trace)
+    return step.done()
+
+
+def _connector_stopped(state: HerderState, e: ev.ConnectorStopped) -> _Result:
+    record = _current(state, e.name, e.generation)
+    if record is None:
+        return state, []
+    return state.with_connector(replace(record, instance=0)), []
+
+
+def _task_configs_generated(state: HerderState, e: ev.TaskConfigsGenerated) -> _Result:
+    record = _current(state, e.name, e.generation)
+    if record is None or record.target is not TargetState.STARTED:
+        return state, []
+    step = _Step(state, record)
+    if [dict(c) for c in e.configs] != [dict(c) for c in record.task_configs]:
+        step.replace_tasks(e.configs)
+    for index, task in enumerate(step.record.tasks):
+        if not task.generation:
+            step.start_task(index)
+    return step.done()
+
+
+_TaskEvent = ev.TaskRunning | ev.TaskPaused | ev.TaskFailed | ev.TaskStopped
+
+
+def _task_event(new_state: State) -> Callable[[HerderState, Any], _Result]:
+    def handle(state: HerderState, e: _TaskEvent) -> _Result:
+        record = state.connectors.get(e.id.connector)
+        if record is None or not 0 <= e.id.task < len(record.tasks):
+            return state, []
+        if not e.generation or record.tasks[e.id.task].generation != e.generation:
+            return state, []
+        step = _Step(state, record)
+        trace = e.trace if isinstance(e, ev.TaskFailed) else None
+        step.observe_task(e.id.task, new_state, trace, 0 if new_state is State.UNASSIGNED else None)
+        return step.done()
+
+    return handle
+
+
+_HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {
+    ev.ConnectorLoaded: _loaded,
+    ev.ConnectorConfigured: _configured,
+    ev.ConnectorRemoved: _removed,
+    ev.TargetStateSet: _target_set,
+    ev.RestartRequested: _restart,
+    ev.TaskRestartRequested: _task_restart,
+    ev.ReconfigurationRequested: _reconfigure,
+    ev.ShutdownRequested: _shutdown,
+    ev.ConnectorStarted: _connector_started,
+    ev.ConnectorFailed: _connector_failed,
+    ev.ConnectorStopped: _connector_stopped,
+    ev.TaskConfigsGenerated: _task_configs_generated,
+    ev.TaskRunning: _task_event(State.RUNNING),
+    ev.TaskPaused: _task_event(State.PAUSED),
+    ev.TaskFailed: _task_event(State.FAILED),
+    ev.TaskStopped: _task_event(State.UNASSIGNED),
+}
+
+
+def apply(state: HerderState, event: ev.Event) -> tuple[HerderState, list[ev.Effect]]:
+    """Fold one event into the state; return the new state and the effects to carry out, in order.
+
+    Called by the herder's owner task for every event, and directly by unit tests.
+    """
+    new_state, effects = _HANDLERS[type(event)](state, event)
+    return new_state, [*effects, *_status_effects(state, new_state)]
+
+
+def _status_effects(old: HerderState, new: HerderState) -> list[ev.Effect]:
+    effects: list[ev.Effect] = []
+    for name in sorted(old.connectors.keys() | new.connectors.keys()):
+        before, after = old.connectors.get(name), new.connectors.get(name)
+        if after is None:
+            effects.append(ev.RemoveStatus(name))
+            continue
+        if before is None or before.observed != after.observed:
+            effects.append(ev.PutConnectorStatus(name, after.observed))
+        before_tasks = before.tasks if before is not None else ()
+        for index, task in enumerate(after.tasks):
+            if index >= len(before_tasks) or before_tasks[index].observed != task.observed:
+                effects.append(ev.PutTaskStatus(ConnectorTaskId(name, index), task.observed))
+        for index in range(len(after.tasks), len(before_tasks)):
+            effects.append(ev.RemoveTaskStatus(ConnectorTaskId(name, index)))
+    return effects

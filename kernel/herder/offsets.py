@@ -1,0 +1,244 @@
+"""A connector's offsets (KIP-875): read in any state, altered or reset only while STOPPED.
+
+Source offsets live in the worker's OffsetBackingStore under the connector's name; sink offsets
+are the committed offsets of the consumer group ``connect-<name>``, reached through a
+`SinkGroupClient` (aiokafka in production, a fake in tests).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from kconnect.errors import BadRequestError, ConnectError
+from kconnect.herder.api import ConnectorOffset, ConnectorOffsets
+from kconnect.runtime.kafka_clients import consumer_kwargs
+from kconnect.runtime.sink_loop import sink_group_id
+from kconnect.storage.base import OffsetBackingStore, partition_key
+from kconnect.worker_config import WorkerConfig
+
+log = logging.getLogger(__name__)
+
+KAFKA_TOPIC_KEY = "kafka_topic"
+KAFKA_PARTITION_KEY = "kafka_partition"
+KAFKA_OFFSET_KEY = "kafka_offset"
+
+TopicPartitionKey = tuple[str, int]
+
+
+class Partition(dict[str, Any]):
+    """A source partition that can key a dict (what `Connector.alter_offsets` receives for sources)."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(partition_key(self))
+
+
+def modified_message(connector_answered: bool, reset: bool) -> str:
+    """Kafka's success text for an alter or reset (Worker.completeModifyOffsetsCallback)."""
+    kind = "reset" if reset else "altered"
+    if connector_answered:
+        return f"The offsets for this connector have been {kind} successfully"
+    return (
+        f"The Connect framework-managed offsets for this connector have been {kind} successfully. However, if "
+        f"this connector manages offsets externally, they will need to be manually {kind} in the system that "
+        "the connector uses."
+    )
+
+
+def not_stopped_message(connector: str) -> str:
+    """Kafka's 400 text when offsets are modified on a connector that is not STOPPED with no tasks."""
+    return (
+        "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for "
+        f"the specified connector by issuing a 'PUT' request to the '/connectors/{connector}/stop' endpoint"
+    )
+
+
+class SinkGroupClient(Protocol):
+    """Reads and changes a sink connector's consumer group offsets."""
+
+    async def list_offsets(self, group: str) -> dict[TopicPartitionKey, int]:
+        """Committed offsets of the group (empty when the group does not exist)."""
+        ...
+
+    async def alter_offsets(self, group: str, offsets: Mapping[TopicPartitionKey, int]) -> None:
+        """Commit these offsets for the (empty) group."""
+        ...
+
+    async def delete_group(self, group: str) -> None:
+        """Delete the (empty) group and all its offsets; a missing group is not an error."""
+        ...
+
+
+def parse_sink_offsets(offsets: Sequence[ConnectorOffset]) -> dict[TopicPartitionKey, int | None]:
+    """Kafka's SinkUtils.parseSinkConnectorOffsets, with its error texts (BadRequestError)."""
+    parsed: dict[TopicPartitionKey, int | None] = {}
+    for item in offsets:
+        partition = item.partition
+        if partition is None:
+            raise BadRequestError("The partition for a sink connector offset cannot be null or missing")
+        if KAFKA_TOPIC_KEY not in partition or KAFKA_PARTITION_KEY not in partition:
+            raise BadRequestError(
+                "The partition for a sink connector offset must contain the keys "
+                f"'{KAFKA_TOPIC_KEY}' and '{KAFKA_PARTITION_KEY}'"
+            )
+        if partition[KAFKA_TOPIC_KEY] is None:
+            raise BadRequestError("Kafka topic names must be valid strings and may not be null")
+        if partition[KAFKA_PARTITION_KEY] is None:
+            raise BadRequestError("Kafka partitions must be valid numbers and may not be null")
+        raw_partition = partition[KAFKA_PARTITION_KEY]
+        number = _java_int(raw_partition)
+        if number is None:
+            raise BadRequestError(
+                f"Failed to parse the following Kafka partition value in the provided offsets: '{raw_partition}'. "
+                "Partition values for sink connectors need to be integers."
+            )
+        key = (str(partition[KAFKA_TOPIC_KEY]), number)
+        if item.offset is None:
+            parsed[key] = None
+            continue
+        if KAFKA_OFFSET_KEY not in item.offset:
+            raise BadRequestError(
+                f"The offset for a sink connector should either be null or contain the key '{KAFKA_OFFSET_KEY}'"
+            )
+        raw_offset = item.offset[KAFKA_OFFSET_KEY]
+        offset = _java_int(raw_offset)
+        if offset is None:
+            raise BadRequestError(
+                f"Failed to parse the following Kafka offset value in the provided offsets: '{raw_offset}'. "
+                "Offset values for sink connectors need to be integers."
+            )
+        parsed[key] = offset
+    return parsed
+
+
+def _java_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        return int(str(value).strip()) if not isinstance(value, float) else None
+    except ValueError:
+        return None
+
+
+def parse_source_offsets(offsets: Sequence[ConnectorOffset]) -> dict[Partition, dict[str, Any] | None]:
+    """Source offsets of an alter request, normalised through JSON; BadRequestError for a null partition."""
+    parsed: dict[Partition, dict[str, Any] | None] = {}
+    for item in offsets:
+        if item.partition is None:
+            raise BadRequestError("Source partitions may not be null")
+        partition = Partition(json.loads(json.dumps(item.partition)))
+        parsed[partition] = None if item.offset is None else json.loads(json.dumps(item.offset))
+    return parsed
+
+
+class ConnectorOffsetsStore:
+    """Reads and modifies one connector's offsets, source or sink; the herder checks STOPPED first."""
+
+    def __init__(self, offset_store: OffsetBackingStore, sink_groups: Callable[[], SinkGroupClient]) -> None:
+        self._offsets = offset_store
+        self._sink_groups = sink_groups
+
+    async def read(self, connector: str, sink: bool) -> ConnectorOffsets:
+        """The committed offsets, in Kafka's shape."""
+        if sink:
+            committed = await self._sink_groups().list_offsets(sink_group_id(connector))
+            return ConnectorOffsets(
+                [
+                    ConnectorOffset({KAFKA_TOPIC_KEY: t, KAFKA_PARTITION_KEY: p}, {KAFKA_OFFSET_KEY: o})
+                    for (t, p), o in sorted(committed.items())
+                ]
+            )
+        partitions = await self._offsets.partitions(connector)
+        values = await self._offsets.get(connector, partitions)
+        return ConnectorOffsets([ConnectorOffset(p, o) for p, o in zip(partitions, values, strict=True)])
+
+    async def known(self, connector: str, sink: bool) -> dict[Any, Any]:
+        """Every known partition mapped to None: what `alter_offsets` receives for a reset."""
+        if sink:
+            return dict.fromkeys(await self._sink_groups().list_offsets(sink_group_id(connector)))
+        return {Partition(p): None for p in await self._offsets.partitions(connector)}
+
+    async def write(self, connector: str, sink: bool, offsets: Mapping[Any, Any]) -> None:
+        """Apply parsed offsets (None: remove that partition's offset)."""
+        if not sink:
+            await self._offsets.set(connector, list(offsets.items()))
+            return
+        group = sink_group_id(connector)
+        client = self._sink_groups()
+        to_commit = {tp: o for tp, o in offsets.items() if o is not None}
+        to_delete = {tp for tp, o in offsets.items() if o is None}
+        if to_delete:
+            committed = await client.list_offsets(group)
+            if not set(committed) <= to_delete | set(to_commit):
+                raise BadRequestError(
+                    "kconnect cannot remove the offsets of only some partitions of a sink connector; "
+                    f"reset them all with 'DELETE /connectors/{connector}/offsets'"
+                )
+            await client.delete_group(group)
+        if to_commit:
+            await client.alter_offsets(group, to_commit)
+
+    async def reset(self, connector: str, sink: bool) -> None:
+        """Remove every offset of the connector."""
+        if sink:
+            await self._sink_groups().delete_group(sink_group_id(connector))
+        else:
+            await self._offsets.remove(connector)
+
+
+class AiokafkaSinkGroups:
+    """A SinkGroupClient on aiokafka's admin client and a manually assigned consumer."""
+
+    def __init__(self, worker: WorkerConfig) -> None:
+        self._worker = worker
+
+    def _admin_kwargs(self) -> dict[str, Any]:
+        kwargs = consumer_kwargs(self._worker.props, {}, "unused")
+        allowed = ("bootstrap_servers", "client_id", "request_timeout_ms", "security_protocol", "sasl_mechanism")
+        return {k: v for k, v in kwargs.items() if k in allowed}
+
+    async def list_offsets(self, group: str) -> dict[TopicPartitionKey, int]:
+        """Committed offsets of the group, from `list_consumer_group_offsets`."""
+        from aiokafka.admin import AIOKafkaAdminClient
+
+        admin = AIOKafkaAdminClient(**self._admin_kwargs())
+        await admin.start()
+        try:
+            committed = await admin.list_consumer_group_offsets(group)
+        finally:
+            await admin.close()
+        return {(tp.topic, tp.partition): meta.offset for tp, meta in committed.items() if meta.offset >= 0}
+
+    async def alter_offsets(self, group: str, offsets: Mapping[TopicPartitionKey, int]) -> None:
+        """Commit from a consumer that never joins the group (accepted while the group is empty)."""
+        from aiokafka import AIOKafkaConsumer, TopicPartition
+
+        consumer = AIOKafkaConsumer(**consumer_kwargs(self._worker.props, {}, group))
+        await consumer.start()
+        try:
+            partitions = {TopicPartition(t, p): o for (t, p), o in offsets.items()}
+            consumer.assign(list(partitions))
+            await consumer.commit(partitions)
+        finally:
+            await consumer.stop()
+
+    async def delete_group(self, group: str) -> None:
+        """Send DeleteGroups to the group's coordinator (aiokafka's admin has no wrapper for it)."""
+        from aiokafka.admin import AIOKafkaAdminClient
+        from aiokafka.errors import for_code
+        from aiokafka.protocol.admin import DeleteGroupsRequest
+
+        group_id_not_found = 69
+        admin = AIOKafkaAdminClient(**self._admin_kwargs())
+        await admin.start()
+        try:
+            coordinator = await admin.find_coordinator(group)
+            response = await admin._send_request(DeleteGroupsRequest([group]), coordinator)
+        finally:
+            await admin.close()
+        for _name, code in response.results:
+            if code and code != group_id_not_found:
+                raise ConnectError(f"Failed to delete consumer group {group}: {for_code(code).__name__}")
+

@@ -1,0 +1,46 @@
+"""The herder's state as REST's result types (`kconnect.herder.api`): pure functions of a ConnectorRecord."""
+
+from __future__ import annotations
+
+from kconnect.herder.api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
+from kconnect.herder.events import Observed
+from kconnect.herder.machine import ConnectorRecord, RestartPlan
+from kconnect.herder.model import ConnectorType, State
+
+
+def _state(observed: Observed, restarting: bool = False) -> StateInfo:
+    return StateInfo(State.RESTARTING if restarting else observed.state, observed.worker_id, observed.trace)
+
+
+def _task_state(index: int, observed: Observed, restarting: bool = False) -> TaskStateInfo:
+    state = State.RESTARTING if restarting else observed.state
+    return TaskStateInfo(state, observed.worker_id, observed.trace, id=index)
+
+
+def connector_info(record: ConnectorRecord, kind: ConnectorType) -> ConnectorInfo:
+    """`GET /connectors/{name}`: config, task ids (0..n-1) and type."""
+    return ConnectorInfo(record.name, dict(record.config), record.task_ids(), kind)
+
+
+def task_infos(record: ConnectorRecord) -> list[TaskInfo]:
+    """`GET /connectors/{name}/tasks`: each task's id and config (with ``task.class``)."""
+    return [TaskInfo(task_id, dict(t.config)) for task_id, t in zip(record.task_ids(), record.tasks, strict=True)]
+
+
+def task_status(record: ConnectorRecord, index: int) -> TaskStateInfo:
+    """One task's observed state."""
+    return _task_state(index, record.tasks[index].observed)
+
+
+def connector_status(
+    record: ConnectorRecord, kind: ConnectorType, plan: RestartPlan | None = None
+) -> ConnectorStateInfo:
+    """The connector's and its tasks' observed states; with `plan`, Kafka's pre-restart snapshot
+    (RESTARTING for what the plan restarts, everything else as it is)."""
+    restarting_tasks = set(plan.tasks) if plan is not None else set()
+    return ConnectorStateInfo(
+        record.name,
+        _state(record.observed, plan is not None and plan.connector),
+        [_task_state(i, t.observed, i in restarting_tasks) for i, t in enumerate(record.tasks)],
+        kind,
+    )

@@ -1,0 +1,82 @@
+"""The hooks a kconnect plugin can implement: the whole contract between the kernel and plugins.
+
+A plugin is a module listed under the entry-point group ``kconnect`` of its distribution::
+
+    [project.entry-points.kconnect]
+    file = "kconnect_file.plugin"
+
+and implements any of the hooks below with ``@kconnect.hookimpl``. Every hook runs once, when the
+worker starts (pluggy is synchronous: no hook runs on the data path).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from kconnect.executor import Executor
+    from kconnect.plugin_host import PluginRegistry
+    from kconnect.worker_config import WorkerConfig
+
+PROJECT_NAME = "kconnect"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+# --- registration hooks: each receives a registry and adds classes to it ------------------------
+
+
+@hookspec
+def register_connectors(registry: PluginRegistry) -> None:
+    """Add SourceConnector and SinkConnector classes with ``registry.add(cls, aliases=...)``.
+
+    Called once by the plugin host when it loads plugins. The class's ``java_class_names`` are
+    added as aliases, so a Java connector properties file naming them runs unchanged.
+    """
+
+
+@hookspec
+def register_converters(registry: PluginRegistry) -> None:
+    """Add Converter classes (key and value converters) with ``registry.add(cls, aliases=...)``."""
+
+
+@hookspec
+def register_header_converters(registry: PluginRegistry) -> None:
+    """Add HeaderConverter classes with ``registry.add(cls, aliases=...)``."""
+
+
+@hookspec
+def register_transforms(registry: PluginRegistry) -> None:
+    """Add Transformation classes (single message transforms) with ``registry.add(cls, aliases=...)``."""
+
+
+@hookspec
+def register_predicates(registry: PluginRegistry) -> None:
+    """Add Predicate classes (conditions for transforms) with ``registry.add(cls, aliases=...)``."""
+
+
+@hookspec
+def register_rest_extensions(registry: PluginRegistry) -> None:
+    """Add REST extension factories (Kafka's ConnectRestExtension).
+
+    A factory is called as ``factory(worker_config, cluster_state)`` when the REST server is built
+    and returns a litestar ``InitPluginProtocol``; ``cluster_state`` is a read-only view of the
+    cluster (connectors, their configs and status), never the herder.
+    """
+
+
+# --- the executor: the first plugin to answer wins ----------------------------------------------
+
+
+@hookspec(firstresult=True)
+def create_executor(config: WorkerConfig) -> Executor | None:
+    """Return the Executor that runs tasks for this worker, or None to let another plugin answer.
+
+    Called once at worker start-up. The bundled Spark executor answers unless the worker config
+    names another with ``executor`` (its ``name``).
+    """
+
+

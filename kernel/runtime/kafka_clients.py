@@ -1,0 +1,115 @@
+"""aiokafka client settings from Kafka's property names.
+
+Java Kafka Connect passes ``producer.*`` / ``consumer.*`` worker properties (and, per connector,
+``producer.override.*`` / ``consumer.override.*``) to its clients. kconnect maps the ones aiokafka
+understands and logs the rest once, so a Java worker file still runs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+def _int(v: str) -> int:
+    return int(v.strip())
+
+
+def _bool(v: str) -> bool:
+    return v.strip().lower() == "true"
+
+
+def _str(v: str) -> str:
+    return v.strip()
+
+
+def _acks(v: str) -> int | str:
+    v = v.strip()
+    return "all" if v in ("all", "-1") else int(v)
+
+
+_COMMON: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "client.id": ("client_id", _str),
+    "request.timeout.ms": ("request_timeout_ms", _int),
+    "metadata.max.age.ms": ("metadata_max_age_ms", _int),
+    "retry.backoff.ms": ("retry_backoff_ms", _int),
+    "security.protocol": ("security_protocol", _str),
+    "sasl.mechanism": ("sasl_mechanism", _str),
+    "connections.max.idle.ms": ("connections_max_idle_ms", _int),
+}
+
+_PRODUCER: dict[str, tuple[str, Callable[[str], Any]]] = {
+    **_COMMON,
+    "acks": ("acks", _acks),
+    "linger.ms": ("linger_ms", _int),
+    "batch.size": ("max_batch_size", _int),
+    "max.request.size": ("max_request_size", _int),
+    "compression.type": ("compression_type", lambda v: None if v.strip() == "none" else v.strip()),
+    "enable.idempotence": ("enable_idempotence", _bool),
+}
+
+_CONSUMER: dict[str, tuple[str, Callable[[str], Any]]] = {
+    **_COMMON,
+    "auto.offset.reset": ("auto_offset_reset", _str),
+    "fetch.max.bytes": ("fetch_max_bytes", _int),
+    "fetch.min.bytes": ("fetch_min_bytes", _int),
+    "fetch.max.wait.ms": ("fetch_max_wait_ms", _int),
+    "max.partition.fetch.bytes": ("max_partition_fetch_bytes", _int),
+    "max.poll.records": ("max_poll_records", _int),
+    "max.poll.interval.ms": ("max_poll_interval_ms", _int),
+    "session.timeout.ms": ("session_timeout_ms", _int),
+    "heartbeat.interval.ms": ("heartbeat_interval_ms", _int),
+    "isolation.level": ("isolation_level", _str),
+}
+
+
+def _prefixed(props: Mapping[str, str], prefix: str) -> dict[str, str]:
+    return {k[len(prefix) :]: v for k, v in props.items() if k.startswith(prefix)}
+
+
+def _translate(props: Mapping[str, str], table: Mapping[str, tuple[str, Callable[[str], Any]]], what: str) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    for key, raw in props.items():
+        if key == "bootstrap.servers":
+            continue
+        if key not in table:
+            log.info("%s setting %s is not supported by aiokafka and is ignored", what, key)
+            continue
+        name, parse = table[key]
+        try:
+            kwargs[name] = parse(raw)
+        except ValueError:
+            raise ValueError(f"{what} setting {key}: invalid value {raw!r}") from None
+    return kwargs
+
+
+def producer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> dict[str, Any]:
+    """AIOKafkaProducer keyword arguments: Connect's defaults, worker ``producer.*``, connector overrides."""
+    props = {**_prefixed(worker, "producer."), **_prefixed(connector, "producer.override.")}
+    kwargs: dict[str, Any] = {
+        "bootstrap_servers": props.get("bootstrap.servers") or worker.get("bootstrap.servers", "localhost:9092"),
+        "acks": "all",
+        "linger_ms": 5,
+        "max_batch_size": 256 * 1024,
+    }
+    kwargs.update(_translate(props, _PRODUCER, "producer"))
+    return kwargs
+
+
+def consumer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str], group_id: str) -> dict[str, Any]:
+    """AIOKafkaConsumer keyword arguments for a sink task in consumer group `group_id`."""
+    props = {**_prefixed(worker, "consumer."), **_prefixed(connector, "consumer.override.")}
+    kwargs: dict[str, Any] = {
+        "bootstrap_servers": props.get("bootstrap.servers") or worker.get("bootstrap.servers", "localhost:9092"),
+        "auto_offset_reset": "earliest",
+        "max_poll_records": 4096,
+        # A sink may subscribe before its topic exists; find it within seconds, not aiokafka's 5 minutes.
+        "metadata_max_age_ms": 3000,
+    }
+    kwargs.update(_translate(props, _CONSUMER, "consumer"))
+    kwargs["group_id"] = group_id
+    kwargs["enable_auto_commit"] = False
+    return kwargs

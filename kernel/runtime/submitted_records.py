@@ -1,0 +1,75 @@
+"""Which source offsets are safe to commit: pure bookkeeping, no I/O.
+
+Records of one source partition are acknowledged by Kafka possibly out of order; an offset may
+be committed only when it and every earlier record of the same source partition were
+acknowledged (Kafka's SubmittedRecords). The source loop calls `submit` before sending a record,
+`ack` from the send's completion, and `committable` on each offset flush.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def partition_key(partition: Mapping[str, Any] | None) -> str:
+    """A stable, hashable key for a source partition (its canonical JSON)."""
+    return json.dumps(partition, sort_keys=True, separators=(",", ":"), default=str)
+
+
+@dataclass(slots=True)
+class SubmittedRecord:
+    """One record sent to Kafka and not yet committed."""
+
+    partition: Mapping[str, Any] | None
+    offset: Mapping[str, Any] | None
+    acked: bool = False
+
+
+@dataclass
+class SubmittedRecords:
+    """Per-partition queues of in-flight records, in send order."""
+
+    _queues: dict[str, deque[SubmittedRecord]] = field(default_factory=dict)
+    _partitions: dict[str, Mapping[str, Any] | None] = field(default_factory=dict)
+    _pending: int = 0
+
+    def submit(self, partition: Mapping[str, Any] | None, offset: Mapping[str, Any] | None) -> SubmittedRecord:
+        """Record that a record with this source partition/offset is about to be sent."""
+        key = partition_key(partition)
+        record = SubmittedRecord(partition, offset)
+        self._queues.setdefault(key, deque()).append(record)
+        self._partitions[key] = partition
+        self._pending += 1
+        return record
+
+    def ack(self, record: SubmittedRecord) -> None:
+        """Kafka acknowledged this record."""
+        if not record.acked:
+            record.acked = True
+            self._pending -= 1
+
+    @property
+    def pending(self) -> int:
+        """How many submitted records Kafka has not acknowledged yet."""
+        return self._pending
+
+    def committable(self) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
+        """Pop the acknowledged prefix of every partition; return its newest offset per partition.
+
+        Partitions with no acknowledged prefix (or a None partition, which Kafka never commits)
+        are left out.
+        """
+        result: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]] = []
+        for key, queue in self._queues.items():
+            newest: SubmittedRecord | None = None
+            while queue and queue[0].acked:
+                newest = queue.popleft()
+            partition = self._partitions[key]
+            if newest is not None and partition is not None and newest.offset is not None:
+                result.append((partition, newest.offset))
+        self._queues = {k: q for k, q in self._queues.items() if q}
+        return result

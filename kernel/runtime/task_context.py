@@ -1,0 +1,95 @@
+"""The contexts a task sees (`SourceTaskContext`, `SinkTaskContext`), backed by the task loop.
+
+Task code runs in a worker thread of the loop (so a slow `poll`/`put` never stalls Kafka I/O);
+calls that need the worker are bridged back onto the loop's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kconnect.runtime.control import TaskControl
+from kconnect.task import TopicPartition
+
+
+class ControlOffsetReader:
+    """An OffsetStorageReader that asks the worker, through the task's control channel."""
+
+    def __init__(self, control: TaskControl, loop: asyncio.AbstractEventLoop) -> None:
+        self._control = control
+        self._loop = loop
+
+    def offset(self, partition: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The committed offset of one source partition (called from the task's thread)."""
+        return self.offsets([partition])[0][1]
+
+    def offsets(
+        self, partitions: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
+        """Committed offsets of several partitions (called from the task's thread)."""
+        future = asyncio.run_coroutine_threadsafe(self._control.read_source_offsets(list(partitions)), self._loop)
+        return list(zip(partitions, future.result(timeout=60), strict=True))
+
+
+class LoopSourceTaskContext:
+    """The SourceTaskContext of a task run by the source loop."""
+
+    def __init__(self, configs: Mapping[str, str], reader: ControlOffsetReader) -> None:
+        self._configs = configs
+        self._reader = reader
+
+    @property
+    def configs(self) -> Mapping[str, str]:
+        """The task's configuration."""
+        return self._configs
+
+    @property
+    def offset_storage_reader(self) -> ControlOffsetReader:
+        """Reads this connector's committed source offsets."""
+        return self._reader
+
+
+class LoopSinkTaskContext:
+    """The SinkTaskContext of a task run by the sink loop; requests are applied between batches."""
+
+    def __init__(self, configs: Mapping[str, str]) -> None:
+        self._configs = configs
+        self.assigned: set[TopicPartition] = set()
+        self.offset_resets: dict[TopicPartition, int] = {}
+        self.paused: set[TopicPartition] = set()
+        self.to_resume: set[TopicPartition] = set()
+        self.timeout_ms: int | None = None
+        self.commit_requested = False
+
+    @property
+    def configs(self) -> Mapping[str, str]:
+        """The task's configuration."""
+        return self._configs
+
+    def assignment(self) -> set[TopicPartition]:
+        """The partitions this task currently consumes."""
+        return set(self.assigned)
+
+    def offset(self, offsets: Mapping[TopicPartition, int]) -> None:
+        """Rewind or skip: the next records read from these partitions start at the offsets."""
+        self.offset_resets.update(offsets)
+
+    def timeout(self, timeout_ms: int) -> None:
+        """Wait this long before retrying after a RetriableError."""
+        self.timeout_ms = timeout_ms
+
+    def pause(self, *partitions: TopicPartition) -> None:
+        """Stop fetching these partitions."""
+        self.paused.update(partitions)
+        self.to_resume.difference_update(partitions)
+
+    def resume(self, *partitions: TopicPartition) -> None:
+        """Resume fetching these partitions."""
+        self.paused.difference_update(partitions)
+        self.to_resume.update(partitions)
+
+    def request_commit(self) -> None:
+        """Commit offsets soon."""
+        self.commit_requested = True

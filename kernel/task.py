@@ -1,0 +1,167 @@
+"""The task half of the plugin author API: SourceTask, SinkTask and their contexts.
+
+Tasks run where the executor puts them (with the Spark executor: inside a Spark task on an
+executor), so a task must not rely on anything of the worker process but its context.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from kconnect.records import SinkRecord, SourceRecord
+
+
+class OffsetStorageReader(Protocol):
+    """Reads the committed offsets of source partitions (what a source task resumes from)."""
+
+    def offset(self, partition: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The last committed offset of one source partition, or None."""
+        ...
+
+    def offsets(
+        self, partitions: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
+        """The last committed offsets of several partitions, as (partition, offset) pairs."""
+        ...
+
+
+class SourceTaskContext(Protocol):
+    """What the framework offers a running source task."""
+
+    @property
+    def configs(self) -> Mapping[str, str]:
+        """The task's configuration."""
+        ...
+
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """The reader of this connector's committed source offsets."""
+        ...
+
+
+class TopicPartition(tuple[str, int]):
+    """A (topic, partition) pair."""
+
+    __slots__ = ()
+
+    def __new__(cls, topic: str, partition: int) -> TopicPartition:
+        return super().__new__(cls, (topic, partition))
+
+    @property
+    def topic(self) -> str:
+        """The topic name."""
+        return self[0]
+
+    @property
+    def partition(self) -> int:
+        """The partition number."""
+        return self[1]
+
+
+class SinkTaskContext(Protocol):
+    """What the framework offers a running sink task."""
+
+    @property
+    def configs(self) -> Mapping[str, str]:
+        """The task's configuration."""
+        ...
+
+    def assignment(self) -> set[TopicPartition]:
+        """The partitions this task currently consumes."""
+        ...
+
+    def offset(self, offsets: Mapping[TopicPartition, int]) -> None:
+        """Reset the consumer position of these partitions (the next record read is at the offset)."""
+        ...
+
+    def timeout(self, timeout_ms: int) -> None:
+        """After a RetriableError from `put`, wait this long before calling `put` again."""
+        ...
+
+    def pause(self, *partitions: TopicPartition) -> None:
+        """Stop fetching from these partitions until `resume`."""
+        ...
+
+    def resume(self, *partitions: TopicPartition) -> None:
+        """Resume fetching from these partitions."""
+        ...
+
+    def request_commit(self) -> None:
+        """Ask for an offset commit as soon as possible."""
+        ...
+
+
+class Task(ABC):
+    """Base of every task: `version`, `start`, `stop`."""
+
+    @classmethod
+    def version(cls) -> str:
+        """The plugin's version string."""
+        return "undefined"
+
+    @abstractmethod
+    def start(self, config: Mapping[str, str]) -> None:
+        """Start with the task's configuration (one entry of the connector's `task_configs`)."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop; called once, after which no other method is called."""
+
+
+class SourceTask(Task):
+    """A task that reads from an external system and returns SourceRecords.
+
+    The framework calls `initialize`, `start`, then `poll` in a loop; each record's offset is
+    committed once Kafka acknowledged it, and `commit_record` / `commit` tell the task so.
+    """
+
+    context: SourceTaskContext
+
+    def initialize(self, context: SourceTaskContext) -> None:
+        """Called once by the framework before `start`."""
+        self.context = context
+
+    @abstractmethod
+    def poll(self) -> list[SourceRecord] | None:
+        """Return new records, or None/[] when there are none now. Should not block for long."""
+
+    def commit(self) -> None:
+        """Called after the framework committed offsets for the records sent so far."""
+
+    def commit_record(self, record: SourceRecord, metadata: Any | None) -> None:
+        """Called once per record after Kafka acknowledged it (metadata: topic/partition/offset)."""
+
+
+class SinkTask(Task):
+    """A task that receives SinkRecords from Kafka and writes them to an external system.
+
+    The framework calls `initialize`, `start`, `open(partitions)`, then `put` with each batch;
+    periodically `pre_commit` (default: `flush`) and commits the returned offsets to the
+    consumer group `connect-<connector name>` only after it returned.
+    """
+
+    context: SinkTaskContext
+
+    def initialize(self, context: SinkTaskContext) -> None:
+        """Called once by the framework before `start`."""
+        self.context = context
+
+    @abstractmethod
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        """Write (or buffer) these records. Raise RetriableError to have them delivered again."""
+
+    def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
+        """Make every record given to `put` so far durable."""
+
+    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
+        """Flush and return the offsets safe to commit (next offset to read, per partition)."""
+        self.flush(current_offsets)
+        return current_offsets
+
+    def open(self, partitions: set[TopicPartition]) -> None:
+        """Partitions were assigned to this task."""
+
+    def close(self, partitions: set[TopicPartition]) -> None:
+        """Partitions were taken from this task; called after their last commit."""

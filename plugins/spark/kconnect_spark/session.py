@@ -1,0 +1,64 @@
+"""Builds the worker's SparkSession from its ``spark.*`` properties.
+
+Embedded default: a local Spark in the worker (``local[K]``, K task slots, one per connector task
+that can run at once). ``spark.master`` and every other ``spark.*`` key go to the builder
+unchanged, so the same worker drives a real cluster.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: Task slots of the embedded Spark. Connector tasks are long-running Spark tasks, so the slot
+#: count bounds how many tasks can run at once; Spark's ``local[*]`` (one per core) is too few.
+DEFAULT_LOCAL_SLOTS = 32
+
+
+def spark_conf(worker_props: Mapping[str, str]) -> dict[str, str]:
+    """The SparkSession settings: kconnect's defaults, overridden by the worker's ``spark.*`` keys."""
+    conf = {
+        "spark.master": f"local[{DEFAULT_LOCAL_SLOTS}]",
+        "spark.app.name": "kconnect-worker",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        # Executors must run the same interpreter that has kconnect and its plugins installed.
+        "spark.pyspark.python": sys.executable,
+        "spark.pyspark.driver.python": sys.executable,
+        "spark.python.worker.reuse": "true",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.driver.host": "127.0.0.1",
+    }
+    user = {k: v for k, v in worker_props.items() if k.startswith("spark.")}
+    if "spark.master" in user and not user["spark.master"].startswith("local"):
+        # A cluster must reach the driver: drop the loopback-only defaults unless the user set them.
+        conf.pop("spark.driver.bindAddress")
+        conf.pop("spark.driver.host")
+    conf.update(user)
+    return conf
+
+
+def is_local(conf: Mapping[str, str]) -> bool:
+    """True when Spark runs inside the worker (``local`` master)."""
+    return conf.get("spark.master", "").startswith("local")
+
+
+def build_session(conf: Mapping[str, str]) -> Any:
+    """Start (or join) the SparkSession; slow (seconds), so callers run it off the event loop."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", conf["spark.pyspark.python"])
+    if is_local(conf):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    builder = SparkSession.builder
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(conf.get("spark.log.level", "WARN"))
+    log.info("Spark is up: master %s, version %s", conf["spark.master"], session.version)
+    return session

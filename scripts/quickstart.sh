@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Set everything up on a fresh machine and run the quickstart end to end:
+# a virtualenv with kconnect and its bundled plugins, Apache Kafka's jars from Maven Central,
+# then file source -> Kafka -> file sink through Spark with 100,000 lines.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${KCONNECT_VENV:-.venv}"
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "==> creating virtualenv $VENV"
+    python3 -m venv "$VENV"
+fi
+echo "==> installing kconnect and its plugins (first run downloads pyspark: a few minutes)"
+"$VENV/bin/python" -m pip install --quiet --upgrade pip
+"$VENV/bin/python" -m pip install --quiet -e . -e plugins/converters -e plugins/file -e plugins/spark -e plugins/basic_auth
+echo "==> fetching Apache Kafka from Maven Central"
+"$VENV/bin/python" scripts/kafka_broker.py fetch
+exec "$VENV/bin/python" scripts/quickstart.py "$@"

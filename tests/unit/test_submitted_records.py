@@ -1,0 +1,51 @@
+"""Source offsets are committable only for an acknowledged prefix of each source partition."""
+
+from kconnect.runtime.submitted_records import SubmittedRecords
+
+A = {"filename": "a.txt"}
+B = {"filename": "b.txt"}
+
+
+def test_nothing_acked_commits_nothing() -> None:
+    records = SubmittedRecords()
+    records.submit(A, {"position": 1})
+    assert records.committable() == []
+    assert records.pending == 1
+
+
+def test_out_of_order_ack_waits_for_the_gap() -> None:
+    records = SubmittedRecords()
+    first = records.submit(A, {"position": 1})
+    second = records.submit(A, {"position": 2})
+    records.ack(second)
+    assert records.committable() == []
+    records.ack(first)
+    assert records.committable() == [(A, {"position": 2})]
+    assert records.committable() == []
+    assert records.pending == 0
+
+
+def test_partitions_are_independent() -> None:
+    records = SubmittedRecords()
+    a1 = records.submit(A, {"position": 1})
+    records.submit(B, {"position": 10})
+    a2 = records.submit(A, {"position": 2})
+    records.ack(a1)
+    records.ack(a2)
+    assert records.committable() == [(A, {"position": 2})]
+    assert records.pending == 1
+
+
+def test_null_partition_is_never_committed() -> None:
+    records = SubmittedRecords()
+    record = records.submit(None, None)
+    records.ack(record)
+    assert records.committable() == []
+
+
+def test_double_ack_counts_once() -> None:
+    records = SubmittedRecords()
+    record = records.submit(A, {"position": 1})
+    records.ack(record)
+    records.ack(record)
+    assert records.pending == 0

@@ -1,0 +1,132 @@
+"""Runs a real ``kconnect standalone`` worker process for integration tests, and talks to it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+
+def free_port() -> int:
+    """A free loopback TCP port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def write_properties(path: Path, props: Mapping[str, str]) -> Path:
+    """Write a Java-style properties file (values here contain no characters needing escapes)."""
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()), encoding="utf-8")
+    return path
+
+
+class WorkerProcess:
+    """A kconnect worker subprocess with its REST base URL and log file."""
+
+    def __init__(self, workdir: Path, worker_props: Mapping[str, str], connector_files: list[Path] | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+        props = {"listeners": f"http://127.0.0.1:{self.port}", **worker_props}
+        self.worker_file = write_properties(workdir / f"worker-{self.port}.properties", props)
+        self.connector_files = connector_files or []
+        self.log_path = workdir / f"worker-{self.port}.log"
+        self.env = {**os.environ, **(env or {})}
+        self.process: subprocess.Popen[bytes] | None = None
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> WorkerProcess:
+        """Start the process and wait until its REST server answers."""
+        command = [sys.executable, "-m", "kconnect.cli", "standalone", str(self.worker_file),
+                   *map(str, self.connector_files)]
+        self._log = self.log_path.open("ab")
+        self.process = subprocess.Popen(command, cwd=self.workdir, stdout=self._log, stderr=subprocess.STDOUT,
+                                        env=self.env)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"worker exited with {self.process.returncode}:\n{self.log_tail()}")
+            try:
+                httpx.get(self.url + "/", timeout=1)
+                return self
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        raise RuntimeError(f"worker REST did not come up:\n{self.log_tail()}")
+
+    def stop(self, timeout: float = 60.0) -> int:
+        """SIGINT (graceful: offsets committed), then wait; kill after `timeout`."""
+        if self.process is None:
+            return 0
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+        return int(self.process.returncode)
+
+    def log_tail(self, lines: int = 60) -> str:
+        """The end of the worker's log, for failure messages."""
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "<no log>"
+
+    # --- REST helpers ----------------------------------------------------------------------------
+
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        """GET a REST path."""
+        return httpx.get(self.url + path, timeout=30, **kwargs)
+
+    def request(self, method: str, path: str, body: Any = None, **kwargs: Any) -> httpx.Response:
+        """Any REST call, with a JSON body when given."""
+        content = None if body is None else json.dumps(body)
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        return httpx.request(method, self.url + path, content=content, headers=headers, timeout=30, **kwargs)
+
+    def wait_for(self, what: str, check: Callable[[], bool], timeout: float = 90.0) -> None:
+        """Poll `check` until true, else fail naming `what` with the log tail."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if check():
+                    return
+            except (httpx.HTTPError, KeyError, ValueError):
+                pass
+            time.sleep(0.25)
+        raise AssertionError(f"timed out waiting for {what}\n--- worker log ---\n{self.log_tail()}")
+
+    def status(self, connector: str) -> dict[str, Any]:
+        """The connector's status JSON."""
+        response = self.get(f"/connectors/{connector}/status")
+        response.raise_for_status()
+        return dict(response.json())
+
+    def wait_for_state(self, connector: str, state: str, tasks: int | None = None, timeout: float = 90.0) -> None:
+        """Wait until the connector and all its tasks are in `state` (and there are `tasks` tasks)."""
+
+        def reached() -> bool:
+            body = self.status(connector)
+            states = [t["state"] for t in body["tasks"]]
+            return (body["connector"]["state"] == state and all(s == state for s in states)
+                    and (tasks is None or len(states) == tasks))
+
+        self.wait_for(f"{connector} to be {state}", reached, timeout)
+
+
+def count_lines(path: Path) -> int:
+    """Lines in a file (0 if it does not exist)."""
+    if not path.exists():
+        return 0
+    return path.read_bytes().count(b"\n")
