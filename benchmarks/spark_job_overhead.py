@@ -6,14 +6,14 @@ Measures, with pyspark in local mode:
    Python process.
 2. Per-job overhead of a trivial job, ``sc.parallelize(range(n), n).map(lambda x: x).collect()``, for 1, 2
    and 8 partitions: warm-up, then ``--reps`` runs; min / median / p95.
-3. Long-running Python tasks: a ``mapPartitions`` that returns at once, and one that blocks until the driver
-   releases it. For the blocking one: submit -> task running in its Python worker (start latency), and
-   release -> ``collect()`` returns (finish latency). Also a trivial job's latency while a blocking task
-   holds one of the executor's slots.
+3. Long-running Python tasks: a ``mapPartitions`` that returns at once (after reading its input, and
+   without reading it), and one that blocks until the driver releases it. For the blocking one:
+   submit -> task running in its Python worker (start latency), and release -> ``collect()`` returns
+   (finish latency). Also a trivial job's latency while a blocking task holds one of the task slots.
 4. Concurrency: 8 Python threads each submit a job at the same moment (trivial, and one whose task sleeps
    200 ms), showing how jobs queue for the ``local[N]`` task slots.
 
-Run: ``python benchmarks/spark_job_overhead.py`` (about 2-3 minutes). Writes
+Run: ``python benchmarks/spark_job_overhead.py`` (about 4 minutes on 2 CPUs). Writes
 ``benchmarks/results/spark_job_overhead.json`` and ``.png``.
 """
 
@@ -190,15 +190,33 @@ def blocking_partition(port: int) -> Callable[[Iterator[int]], Iterator[int]]:
     return run
 
 
+def drain(rows: Iterator[int]) -> Iterator[int]:
+    """Read the partition's input, then return at once.
+
+    A Python task that returns without reading its input is not reused: Spark starts a fresh Python worker for
+    the next task, which costs a few hundred milliseconds (measured as ``immediate_job_input_not_read``).
+    """
+    for _ in rows:
+        pass
+    return iter([1])
+
+
 def measure_long_running(sc: Any, warmup: int, reps: int) -> dict[str, Any]:
     """Time an immediate mapPartitions, a blocking one's start and finish, and a job beside a blocked one."""
-    immediate = summary(
+    undrained = summary(
         time_jobs(
             lambda: sc.parallelize([1], 1).mapPartitions(lambda rows: iter([1])).collect(), warmup, reps
         )
     )
+    immediate = summary(
+        time_jobs(lambda: sc.parallelize([1], 1).mapPartitions(drain).collect(), warmup, reps)
+    )
     progress(
         f"  immediate mapPartitions: median {immediate['median_ms']:.1f} ms, p95 {immediate['p95_ms']:.1f} ms"
+    )
+    progress(
+        f"  immediate mapPartitions, input not read: median {undrained['median_ms']:.1f} ms, "
+        f"p95 {undrained['p95_ms']:.1f} ms"
     )
 
     gate = Gate()
@@ -232,11 +250,12 @@ def measure_long_running(sc: Any, warmup: int, reps: int) -> dict[str, Any]:
         gate.close()
     results = {
         "immediate_job": immediate,
+        "immediate_job_input_not_read": undrained,
         "blocking_task_start": summary(start_latency),
         "blocking_task_finish_after_release": summary(finish_latency),
         "trivial_job_beside_blocked_task": summary(beside_blocked),
     }
-    for key in list(results)[1:]:
+    for key in list(results)[2:]:
         progress(f"  {key}: median {results[key]['median_ms']:.1f} ms, p95 {results[key]['p95_ms']:.1f} ms")
     return results
 
@@ -358,6 +377,7 @@ def chart(results: dict[str, Any], path: Path) -> None:
         "ms",
         {
             "immediate job": long_running["immediate_job"],
+            "immediate, input not read": long_running["immediate_job_input_not_read"],
             "blocking: submit->running": long_running["blocking_task_start"],
             "blocking: release->done": long_running["blocking_task_finish_after_release"],
             "job beside blocked task": long_running["trivial_job_beside_blocked_task"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from kconnect import __version__
 from kconnect.herder.api import Herder
@@ -16,16 +16,17 @@ from kconnect.rest.extensions import (
     ClusterState,
     RestExtensionFactory,
     build_extensions,
-    registered_factories,
+    enabled_factories,
 )
 from kconnect.rest.loggers import Loggers
 from kconnect.rest.middleware import PathParamDecoder, escape_path
 from kconnect.worker_config import WorkerConfig
 from litestar import Litestar, Request, Router
+from litestar.enums import ScopeType
 from litestar.exceptions import NotFoundException
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
-from litestar.types import Receive, Send
+from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
 DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024
 """Largest request body accepted (bytes); larger ones are a 413."""
@@ -42,8 +43,8 @@ class ConnectApp(Litestar):
         self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive, send: Send | LifeSpanSend
     ) -> None:
         """Re-derive the path from ``raw_path`` (see `kconnect.rest.middleware`), then serve."""
-        if scope["type"] == "http":
-            escape_path(scope)
+        if scope["type"] == ScopeType.HTTP:
+            escape_path(cast("Scope", scope))
         await super().__call__(scope, receive, send)
 
 
@@ -82,12 +83,13 @@ def create_app(
     """The REST app for one worker.
 
     Called once by the worker (and by tests) with its herder. REST extensions are the plugin
-    host's REST_EXTENSION plugins, then `extensions`; each factory gets `worker_config` and a
-    read-only `ClusterState`. Raises PluginError if an extension fails to build.
+    host's REST_EXTENSION plugins named by ``rest.extension.classes``, then `extensions`; each
+    factory gets `worker_config` and a read-only `ClusterState`. Raises PluginError if an
+    extension is not installed or fails to build.
     """
     cluster_state = ClusterState(herder.cluster_view)
     factories = [
-        *registered_factories(plugin_host),
+        *enabled_factories(plugin_host, worker_config),
         *((getattr(f, "__qualname__", repr(f)), f) for f in extensions),
     ]
     openapi_router = Router(

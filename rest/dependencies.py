@@ -1,29 +1,27 @@
 """What handlers receive by injection: the herder, the worker config, the loggers, the commit id.
 
-Handlers declare them with these aliases; ``skip_validation`` because the herder is a Protocol
-(litestar would otherwise try an ``isinstance`` check against it).
+Handlers declare them with these aliases: named dependencies, exempt from validation because the
+herder is a Protocol (litestar would otherwise try an ``isinstance`` check against it).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from kconnect.herder.api import Herder
 from kconnect.rest.loggers import Loggers
 from kconnect.worker_config import WorkerConfig
-from litestar.di import Provide
-from litestar.params import Dependency
+from litestar.di import NamedDependency, Provide
+from litestar.params import SkipValidation
 
-HerderDep = Annotated[Herder, Dependency(skip_validation=True)]
+HerderDep = NamedDependency[SkipValidation[Herder]]
 """The herder: the one front door to the connectors."""
 
-WorkerConfigDep = Annotated[WorkerConfig, Dependency(skip_validation=True)]
+WorkerConfigDep = NamedDependency[SkipValidation[WorkerConfig]]
 """The worker's configuration."""
 
-LoggersDep = Annotated[Loggers, Dependency(skip_validation=True)]
+LoggersDep = NamedDependency[SkipValidation[Loggers]]
 """The app's `/admin/loggers` state."""
 
-CommitDep = Annotated[str, Dependency(skip_validation=True)]
+CommitDep = NamedDependency[SkipValidation[str]]
 """The git commit kconnect runs from."""
 
 

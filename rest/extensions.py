@@ -9,6 +9,8 @@ A plugin registers a factory through the ``register_rest_extensions`` hook::
     def my_factory(worker_config: WorkerConfig, cluster_state: ClusterState) -> InitPluginProtocol:
         return MyLitestarPlugin(...)
 
+Installed extensions are applied only when the worker property ``rest.extension.classes`` (Kafka's
+key, comma-separated) names them by any of their names: Kafka class name, Python path or alias.
 The factory is called once, when the REST app is built. It receives the worker's config and a
 read-only `ClusterState` (connectors and their configs, the Kafka cluster id), never the herder.
 The returned litestar ``InitPluginProtocol`` is applied to the app like any litestar plugin.
@@ -62,11 +64,28 @@ class RestExtensionFactory(Protocol):
         ...
 
 
-def registered_factories(plugin_host: PluginHost | None) -> list[tuple[str, RestExtensionFactory]]:
-    """The REST extension factories plugins registered, with their names, in registration order."""
-    if plugin_host is None:
-        return []
-    return [(desc.python_path, desc.cls) for desc in plugin_host.plugins(PluginType.REST_EXTENSION)]
+REST_EXTENSION_CLASSES_CONFIG = "rest.extension.classes"
+
+
+def enabled_factories(
+    plugin_host: PluginHost | None, worker_config: WorkerConfig
+) -> list[tuple[str, RestExtensionFactory]]:
+    """The registered extension factories that ``rest.extension.classes`` enables, in its order.
+
+    Raises PluginError naming the key and the name if an enabled extension is not installed.
+    """
+    wanted = [
+        n.strip() for n in worker_config.props.get(REST_EXTENSION_CLASSES_CONFIG, "").split(",") if n.strip()
+    ]
+    installed = plugin_host.plugins(PluginType.REST_EXTENSION) if plugin_host is not None else []
+    factories: list[tuple[str, RestExtensionFactory]] = []
+    for name in wanted:
+        desc = next((d for d in installed if name in d.names()), None)
+        if desc is None:
+            where = f"{worker_config.source}: {REST_EXTENSION_CLASSES_CONFIG}"
+            raise PluginError(f"{where}: no installed REST extension is named {name}")
+        factories.append((desc.python_path, desc.cls))
+    return factories
 
 
 def build_extensions(

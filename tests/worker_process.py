@@ -44,6 +44,20 @@ class WorkerProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self.url = f"http://127.0.0.1:{self.port}"
 
+    @classmethod
+    def from_files(cls, workdir: Path, worker_file: Path, connector_files: list[Path], url: str) -> WorkerProcess:
+        """A worker run from an existing worker file, unchanged (its own listener at `url`)."""
+        worker = cls.__new__(cls)
+        worker.workdir = workdir
+        worker.port = int(url.rsplit(":", 1)[1])
+        worker.worker_file = worker_file
+        worker.connector_files = connector_files
+        worker.log_path = workdir / "worker.log"
+        worker.env = dict(os.environ)
+        worker.process = None
+        worker.url = url
+        return worker
+
     def start(self, timeout: float = 60.0) -> WorkerProcess:
         """Start the process and wait until its REST server answers."""
         command = [sys.executable, "-m", "kconnect.cli", "standalone", str(self.worker_file),

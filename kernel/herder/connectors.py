@@ -113,7 +113,9 @@ class ConnectorInstances:
                     "Connector %s returned %d task configs, more than tasks.max=%d; using the first %d",
                     effect.name, len(configs), max_tasks, max_tasks,
                 )  # fmt: skip
-            result = [{**{str(k): str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: task_class} for c in configs]
+            result = [
+                {**{str(k): str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: task_class} for c in configs
+            ]
         except Exception as exc:
             log.error("Connector %s failed to generate task configs", effect.name, exc_info=True)
             return [ev.ConnectorFailed(effect.name, effect.generation, _trace(exc))]

@@ -80,7 +80,9 @@ class EffectRunner:
         except Exception as exc:
             log.error("Failed to start task %s", effect.id, exc_info=True)
             return [ev.TaskFailed(effect.id, effect.generation, f"Failed to start task {effect.id}: {exc!r}")]
-        log.info("Task %s handed to the %s executor (%s)", effect.id, self._executor.name, effect.target.value)
+        log.info(
+            "Task %s handed to the %s executor (%s)", effect.id, self._executor.name, effect.target.value
+        )
         return []
 
     async def _set_task_target(self, effect: ev.SetTaskTargetState) -> list[ev.Event]:

@@ -2,11 +2,12 @@
 
 Source offsets live in the worker's OffsetBackingStore under the connector's name; sink offsets
 are the committed offsets of the consumer group ``connect-<name>``, reached through a
-`SinkGroupClient` (aiokafka in production, a fake in tests).
+`KafkaAdmin` (aiokafka in production, a fake in tests).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -41,9 +42,9 @@ def modified_message(connector_answered: bool, reset: bool) -> str:
     if connector_answered:
         return f"The offsets for this connector have been {kind} successfully"
     return (
-        f"The Connect framework-managed offsets for this connector have been {kind} successfully. However, if "
-        f"this connector manages offsets externally, they will need to be manually {kind} in the system that "
-        "the connector uses."
+        f"The Connect framework-managed offsets for this connector have been {kind} successfully. "
+        "However, if this connector manages offsets externally, they will need to be manually "
+        f"{kind} in the system that the connector uses."
     )
 
 
@@ -55,8 +56,12 @@ def not_stopped_message(connector: str) -> str:
     )
 
 
-class SinkGroupClient(Protocol):
-    """Reads and changes a sink connector's consumer group offsets."""
+class KafkaAdmin(Protocol):
+    """The broker operations the herder needs: the cluster id and sink connectors' group offsets."""
+
+    async def cluster_id(self) -> str:
+        """The Kafka cluster id."""
+        ...
 
     async def list_offsets(self, group: str) -> dict[TopicPartitionKey, int]:
         """Committed offsets of the group (empty when the group does not exist)."""
@@ -91,8 +96,8 @@ def parse_sink_offsets(offsets: Sequence[ConnectorOffset]) -> dict[TopicPartitio
         number = _java_int(raw_partition)
         if number is None:
             raise BadRequestError(
-                f"Failed to parse the following Kafka partition value in the provided offsets: '{raw_partition}'. "
-                "Partition values for sink connectors need to be integers."
+                "Failed to parse the following Kafka partition value in the provided offsets: "
+                f"'{raw_partition}'. Partition values for sink connectors need to be integers."
             )
         key = (str(partition[KAFKA_TOPIC_KEY]), number)
         if item.offset is None:
@@ -100,7 +105,8 @@ def parse_sink_offsets(offsets: Sequence[ConnectorOffset]) -> dict[TopicPartitio
             continue
         if KAFKA_OFFSET_KEY not in item.offset:
             raise BadRequestError(
-                f"The offset for a sink connector should either be null or contain the key '{KAFKA_OFFSET_KEY}'"
+                "The offset for a sink connector should either be null or contain the key "
+                f"'{KAFKA_OFFSET_KEY}'"
             )
         raw_offset = item.offset[KAFKA_OFFSET_KEY]
         offset = _java_int(raw_offset)
@@ -136,14 +142,14 @@ def parse_source_offsets(offsets: Sequence[ConnectorOffset]) -> dict[Partition, 
 class ConnectorOffsetsStore:
     """Reads and modifies one connector's offsets, source or sink; the herder checks STOPPED first."""
 
-    def __init__(self, offset_store: OffsetBackingStore, sink_groups: Callable[[], SinkGroupClient]) -> None:
+    def __init__(self, offset_store: OffsetBackingStore, admin: Callable[[], KafkaAdmin]) -> None:
         self._offsets = offset_store
-        self._sink_groups = sink_groups
+        self._admin = admin
 
     async def read(self, connector: str, sink: bool) -> ConnectorOffsets:
         """The committed offsets, in Kafka's shape."""
         if sink:
-            committed = await self._sink_groups().list_offsets(sink_group_id(connector))
+            committed = await self._admin().list_offsets(sink_group_id(connector))
             return ConnectorOffsets(
                 [
                     ConnectorOffset({KAFKA_TOPIC_KEY: t, KAFKA_PARTITION_KEY: p}, {KAFKA_OFFSET_KEY: o})
@@ -157,7 +163,7 @@ class ConnectorOffsetsStore:
     async def known(self, connector: str, sink: bool) -> dict[Any, Any]:
         """Every known partition mapped to None: what `alter_offsets` receives for a reset."""
         if sink:
-            return dict.fromkeys(await self._sink_groups().list_offsets(sink_group_id(connector)))
+            return dict.fromkeys(await self._admin().list_offsets(sink_group_id(connector)))
         return {Partition(p): None for p in await self._offsets.partitions(connector)}
 
     async def write(self, connector: str, sink: bool, offsets: Mapping[Any, Any]) -> None:
@@ -166,7 +172,7 @@ class ConnectorOffsetsStore:
             await self._offsets.set(connector, list(offsets.items()))
             return
         group = sink_group_id(connector)
-        client = self._sink_groups()
+        client = self._admin()
         to_commit = {tp: o for tp, o in offsets.items() if o is not None}
         to_delete = {tp for tp, o in offsets.items() if o is None}
         if to_delete:
@@ -180,24 +186,83 @@ class ConnectorOffsetsStore:
         if to_commit:
             await client.alter_offsets(group, to_commit)
 
+    async def alter(
+        self,
+        connector: str,
+        config: Mapping[str, str],
+        cls: Any,
+        sink: bool,
+        offsets: Sequence[ConnectorOffset],
+    ) -> str:
+        """Parse the request, let the connector accept it, write the offsets; Kafka's success message.
+
+        The herder calls it from its owner task after checking the connector is STOPPED.
+        """
+        parsed: Mapping[Any, Any] = parse_sink_offsets(offsets) if sink else parse_source_offsets(offsets)
+        answered = await _connector_accepts(connector, config, cls, parsed)
+        await self.write(connector, sink, parsed)
+        return modified_message(answered, reset=False)
+
+    async def reset_all(self, connector: str, config: Mapping[str, str], cls: Any, sink: bool) -> str:
+        """Let the connector accept a reset of every known partition, then remove every offset."""
+        answered = await _connector_accepts(connector, config, cls, await self.known(connector, sink))
+        await self.reset(connector, sink)
+        return modified_message(answered, reset=True)
+
     async def reset(self, connector: str, sink: bool) -> None:
         """Remove every offset of the connector."""
         if sink:
-            await self._sink_groups().delete_group(sink_group_id(connector))
+            await self._admin().delete_group(sink_group_id(connector))
         else:
             await self._offsets.remove(connector)
 
 
-class AiokafkaSinkGroups:
-    """A SinkGroupClient on aiokafka's admin client and a manually assigned consumer."""
+async def _connector_accepts(
+    connector: str, config: Mapping[str, str], cls: Any, offsets: Mapping[Any, Any]
+) -> bool:
+    """Ask a fresh instance (the connector is STOPPED, so none runs) whether it accepts the change."""
+
+    def call() -> bool:
+        return bool(cls().alter_offsets(dict(config), offsets))
+
+    try:
+        return await asyncio.to_thread(call)
+    except ConnectError:
+        raise
+    except Exception as exc:
+        raise ConnectError(
+            f"Failed to modify offsets for connector {connector}: its alter_offsets raised {exc!r}"
+        ) from exc
+
+
+class AiokafkaAdmin:
+    """A KafkaAdmin on aiokafka's admin client and a manually assigned consumer."""
 
     def __init__(self, worker: WorkerConfig) -> None:
         self._worker = worker
 
     def _admin_kwargs(self) -> dict[str, Any]:
         kwargs = consumer_kwargs(self._worker.props, {}, "unused")
-        allowed = ("bootstrap_servers", "client_id", "request_timeout_ms", "security_protocol", "sasl_mechanism")
+        allowed = (
+            "bootstrap_servers",
+            "client_id",
+            "request_timeout_ms",
+            "security_protocol",
+            "sasl_mechanism",
+        )
         return {k: v for k, v in kwargs.items() if k in allowed}
+
+    async def cluster_id(self) -> str:
+        """The cluster id from `describe_cluster`."""
+        from aiokafka.admin import AIOKafkaAdminClient
+
+        admin = AIOKafkaAdminClient(**self._admin_kwargs())
+        await admin.start()
+        try:
+            cluster = await admin.describe_cluster()
+        finally:
+            await admin.close()
+        return str(cluster["cluster_id"])
 
     async def list_offsets(self, group: str) -> dict[TopicPartitionKey, int]:
         """Committed offsets of the group, from `list_consumer_group_offsets`."""
@@ -241,4 +306,3 @@ class AiokafkaSinkGroups:
         for _name, code in response.results:
             if code and code != group_id_not_found:
                 raise ConnectError(f"Failed to delete consumer group {group}: {for_code(code).__name__}")
-

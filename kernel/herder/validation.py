@@ -43,6 +43,10 @@ class ConnectorValidator:
     def __init__(self, plugins: PluginHost) -> None:
         self._plugins = plugins
 
+    def plugin(self, config: Mapping[str, str]) -> PluginDesc:
+        """The connector plugin ``connector.class`` names; PluginError if none."""
+        return self._plugins.connector(config.get(CONNECTOR_CLASS_CONFIG, ""))
+
     def connector_type(self, config: Mapping[str, str]) -> ConnectorType:
         """SOURCE, SINK, or UNKNOWN when ``connector.class`` names no installed connector."""
         try:

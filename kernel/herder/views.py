@@ -24,7 +24,9 @@ def connector_info(record: ConnectorRecord, kind: ConnectorType) -> ConnectorInf
 
 def task_infos(record: ConnectorRecord) -> list[TaskInfo]:
     """`GET /connectors/{name}/tasks`: each task's id and config (with ``task.class``)."""
-    return [TaskInfo(task_id, dict(t.config)) for task_id, t in zip(record.task_ids(), record.tasks, strict=True)]
+    return [
+        TaskInfo(task_id, dict(t.config)) for task_id, t in zip(record.task_ids(), record.tasks, strict=True)
+    ]
 
 
 def task_status(record: ConnectorRecord, index: int) -> TaskStateInfo:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from collections.abc import Mapping, Sequence
@@ -137,6 +138,8 @@ class MemoryOffsetBackingStore:
 
     def __init__(self) -> None:
         self._table: OffsetTable = {}
+        # Tasks commit concurrently; each batch must apply to the table the previous one left.
+        self._lock = asyncio.Lock()
 
     async def start(self) -> None:
         """Nothing to load."""
@@ -155,6 +158,12 @@ class MemoryOffsetBackingStore:
         """Apply the batch to a copy, persist the copy, then make it current (all or nothing)."""
         if not offsets:
             return
+        async with self._lock:
+            await self._apply(connector, offsets)
+
+    async def _apply(
+        self, connector: str, offsets: Sequence[tuple[SourcePartition, SourceOffset | None]]
+    ) -> None:
         table = dict(self._table)
         stored = dict(table.get(connector, {}))
         for partition, offset in offsets:

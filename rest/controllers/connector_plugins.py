@@ -10,9 +10,9 @@ from kconnect.rest.bodies import ConfigBody
 from kconnect.rest.dependencies import HerderDep
 from kconnect.rest.errors import error_responses
 from litestar import Controller, get, put
-from litestar.params import Body, Parameter
+from litestar.params import Body, PathParameter, QueryParameter
 
-PluginName = Annotated[str, Parameter(description="Class name, Python path or alias")]
+PluginName = Annotated[str, PathParameter(description="Class name, Python path or alias")]
 
 
 class ConnectorPluginsController(Controller):
@@ -27,7 +27,9 @@ class ConnectorPluginsController(Controller):
         herder: HerderDep,
         connectors_only: Annotated[
             bool,
-            Parameter(query="connectorsOnly", description="false adds converters, transforms, predicates"),
+            QueryParameter(
+                name="connectorsOnly", description="false adds converters, transforms, predicates"
+            ),
         ] = True,
     ) -> list[wire.PluginInfo]:
         """Sinks, then sources, then (``connectorsOnly=false``) the other kinds."""
@@ -43,7 +45,9 @@ class ConnectorPluginsController(Controller):
         self,
         herder: HerderDep,
         plugin: PluginName,
-        version: Annotated[str | None, Parameter(query="version", description="Accepted, not used")] = None,
+        version: Annotated[
+            str | None, QueryParameter(name="version", description="Accepted, not used")
+        ] = None,
     ) -> list[wire.ConfigKeyInfo]:
         """The plugin's own keys, then the framework's for connectors."""
         try:

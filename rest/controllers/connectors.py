@@ -14,13 +14,15 @@ from kconnect.rest.dependencies import HerderDep
 from kconnect.rest.errors import error_responses
 from litestar import Controller, Request, Response, delete, get, patch, post, put
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Body, Parameter
+from litestar.params import Body, PathParameter, QueryParameter
 
-ConnectorName = Annotated[str, Parameter(description="Connector name, URL-encoded")]
-TaskNumber = Annotated[int, Parameter(description="Task number", ge=0)]
+ConnectorName = Annotated[str, PathParameter(description="Connector name, URL-encoded")]
+TaskNumber = Annotated[int, PathParameter(description="Task number", ge=0)]
 Expand = Annotated[
     list[str] | None,
-    Parameter(query="expand", description="Repeat for several: `status`, `info`; other values are ignored"),
+    QueryParameter(
+        name="expand", description="Repeat for several: `status`, `info`; other values are ignored"
+    ),
 ]
 CREATED = ResponseSpec(
     data_container=wire.ConnectorInfo, description="Connector created", generate_examples=False

@@ -11,7 +11,7 @@ from kconnect.rest.dependencies import HerderDep
 from kconnect.rest.errors import error_responses
 from litestar import Controller, Response, post, put
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Parameter
+from litestar.params import QueryParameter
 
 ACCEPTED_EMPTY = ResponseSpec(
     data_container=None, description="Accepted; empty body", generate_examples=False
@@ -65,10 +65,10 @@ class LifecycleController(Controller):
         herder: HerderDep,
         connector: ConnectorName,
         include_tasks: Annotated[
-            bool, Parameter(query="includeTasks", description="Restart tasks too")
+            bool, QueryParameter(name="includeTasks", description="Restart tasks too")
         ] = False,
         only_failed: Annotated[
-            bool, Parameter(query="onlyFailed", description="Only FAILED instances")
+            bool, QueryParameter(name="onlyFailed", description="Only FAILED instances")
         ] = False,
     ) -> Response[wire.ConnectorStateInfo | None]:
         """204 without parameters; otherwise 202 with the status showing RESTARTING where it applies."""

@@ -13,11 +13,11 @@ from kconnect.rest.errors import error_responses
 from kconnect.rest.loggers import parse_level
 from litestar import Controller, Response, get, put
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Body, Parameter
+from litestar.params import Body, PathParameter, QueryParameter
 
 log = logging.getLogger(__name__)
 
-LoggerName = Annotated[str, Parameter(description="Logger name; `root` is the root logger")]
+LoggerName = Annotated[str, PathParameter(description="Logger name; `root` is the root logger")]
 CLUSTER_APPLIED = ResponseSpec(data_container=None, description="Applied (scope=cluster)")
 
 
@@ -53,7 +53,7 @@ class LoggersController(Controller):
         logger: LoggerName,
         data: Annotated[ConfigBody, Body(description='{"level": "DEBUG"}')],
         log_scope: Annotated[
-            str, Parameter(query="scope", description="worker (default) or cluster")
+            str, QueryParameter(name="scope", description="worker (default) or cluster")
         ] = "worker",
     ) -> Response[list[str] | None]:
         """worker scope: 200 with the sorted names changed; cluster scope: 204."""

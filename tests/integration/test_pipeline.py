@@ -1,0 +1,177 @@
+"""The file source -> Kafka -> file sink pipeline through real kconnect workers, real Kafka and real Spark."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiokafka import AIOKafkaConsumer
+
+from tests.conftest import REPO_ROOT, kafka_broker_script
+from tests.worker_process import WorkerProcess, count_lines, free_port, write_properties
+
+pytestmark = pytest.mark.integration
+
+SAMPLES = REPO_ROOT / "tests" / "fixtures" / "kafka-config"
+
+
+def _lines(start: int, stop: int) -> str:
+    return "".join(f"record {i} \u00e9t\u00e9 \"quoted\"\n" for i in range(start, stop))
+
+
+def _connector_files(tmp: Path, topic: str, source: Path, sink: Path) -> list[Path]:
+    return [
+        write_properties(tmp / "source.properties", {
+            "name": "file-source", "connector.class": "FileStreamSource", "tasks.max": "1",
+            "file": str(source), "topic": topic,
+        }),
+        write_properties(tmp / "sink.properties", {
+            "name": "file-sink", "connector.class": "FileStreamSink", "tasks.max": "1",
+            "file": str(sink), "topics": topic,
+        }),
+    ]
+
+
+async def _consume_raw(bootstrap: str, topic: str, count: int) -> list[Any]:
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
+                                enable_auto_commit=False)
+    await consumer.start()
+    records: list[Any] = []
+    try:
+        while len(records) < count:
+            batch = await asyncio.wait_for(consumer.getmany(timeout_ms=1000), 30)
+            for messages in batch.values():
+                records.extend(messages)
+    finally:
+        await consumer.stop()
+    return records
+
+
+def test_kafka_sample_property_files_run_unchanged(tmp_path: Path) -> None:
+    """Kafka's connect-standalone / connect-file-source / connect-file-sink files, byte for byte, on :9092."""
+    if not _port_free(9092) or not _port_free(8083):
+        pytest.fail("Kafka's sample files need ports 9092 and 8083 free on this machine")
+    for sample in SAMPLES.iterdir():
+        shutil.copy(sample, tmp_path / sample.name)
+    Path("/tmp/connect.offsets").unlink(missing_ok=True)
+    (tmp_path / "test.txt").write_text(_lines(0, 500), encoding="utf-8")
+    with kafka_broker_script.KafkaBroker(port=9092) as broker:
+        worker = WorkerProcess.from_files(
+            tmp_path, tmp_path / "connect-standalone.properties",
+            [tmp_path / "connect-file-source.properties", tmp_path / "connect-file-sink.properties"],
+            url="http://127.0.0.1:8083",
+        ).start()
+        try:
+            worker.wait_for("every line in test.sink.txt", lambda: count_lines(tmp_path / "test.sink.txt") >= 500)
+            assert (tmp_path / "test.sink.txt").read_bytes() == (tmp_path / "test.txt").read_bytes()
+            records = asyncio.run(_consume_raw(broker.bootstrap_servers, "connect-test", 500))
+        finally:
+            assert worker.stop() == 0
+    # JsonConverter with schemas.enable=true: Java's envelope, byte for byte; the key is null.
+    assert records[0].key is None
+    assert records[0].value == b'{"schema":{"type":"string","optional":false},"payload":"record 0 \xc3\xa9t\xc3\xa9 \\"quoted\\""}'
+    assert [r.value for r in records][-1].endswith(b'"payload":"record 499 \xc3\xa9t\xc3\xa9 \\"quoted\\""}')
+
+
+def _port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_pause_stops_the_flow_and_resume_continues_it(tmp_path: Path, start_worker: Any, unique_topic: str) -> None:
+    source, sink = tmp_path / "in.txt", tmp_path / "out.txt"
+    source.write_text(_lines(0, 1000), encoding="utf-8")
+    worker = start_worker(connector_files=_connector_files(tmp_path, unique_topic, source, sink))
+    worker.wait_for("the first 1000 lines", lambda: count_lines(sink) == 1000)
+    worker.wait_for_state("file-source", "RUNNING", tasks=1)
+
+    assert worker.request("PUT", "/connectors/file-source/pause").status_code == 202
+    worker.wait_for_state("file-source", "PAUSED", tasks=1)
+    with source.open("a", encoding="utf-8") as f:
+        f.write(_lines(1000, 2000))
+    import time
+
+    time.sleep(3)
+    assert count_lines(sink) == 1000, "records flowed while the source connector was paused"
+
+    assert worker.request("PUT", "/connectors/file-source/resume").status_code == 202
+    worker.wait_for_state("file-source", "RUNNING", tasks=1)
+    worker.wait_for("the lines written during the pause", lambda: count_lines(sink) == 2000)
+    assert sink.read_bytes() == source.read_bytes()
+
+
+def test_worker_restart_resumes_from_committed_offsets(tmp_path: Path, start_worker: Any, unique_topic: str) -> None:
+    source, sink = tmp_path / "in.txt", tmp_path / "out.txt"
+    source.write_text(_lines(0, 20_000), encoding="utf-8")
+    files = _connector_files(tmp_path, unique_topic, source, sink)
+    first = start_worker(connector_files=files)
+    first.wait_for("the first run's lines", lambda: count_lines(sink) == 20_000)
+    assert first.stop() == 0
+    offsets = (tmp_path / "connect.offsets").read_text()
+    assert str(source) in offsets and str(source.stat().st_size) in offsets
+
+    with source.open("a", encoding="utf-8") as f:
+        f.write(_lines(20_000, 30_000))
+    second = start_worker(connector_files=files)
+    second.wait_for("the lines appended while the worker was down", lambda: count_lines(sink) >= 30_000)
+    import time
+
+    time.sleep(2)  # anything re-sent would show up now
+    assert sink.read_bytes() == source.read_bytes(), "lines lost or duplicated across the restart"
+
+
+def test_connector_plugins_follow_what_is_pip_installed(start_worker: Any) -> None:
+    import subprocess
+    import sys
+
+    def connector_classes(worker: WorkerProcess) -> set[str]:
+        response = worker.get("/connector-plugins")
+        assert response.status_code == 200
+        return {p["class"] for p in response.json()}
+
+    with_file = start_worker()
+    assert "org.apache.kafka.connect.file.FileStreamSourceConnector" in connector_classes(with_file)
+    with_file.stop()
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "uninstall", "-y", "kconnect-file"], check=True)
+    try:
+        without = start_worker()
+        classes = connector_classes(without)
+        assert not {c for c in classes if "FileStream" in c}, classes
+        response = without.request("POST", "/connectors", {"name": "x", "config": {"connector.class": "FileStreamSource", "topic": "t"}})
+        assert response.status_code in (400, 404, 500) and "FileStreamSource" in response.json()["message"]
+    finally:
+        subprocess.run([*pip, "install", "--no-deps", "-e", str(REPO_ROOT / "plugins" / "file")], check=True)
+
+
+def test_bad_worker_file_is_one_line_error_without_traceback(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    missing = subprocess.run([sys.executable, "-m", "kconnect.cli", "standalone", str(tmp_path / "nope.properties")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2
+    assert missing.stderr.strip().splitlines()[-1] == f"kconnect: {tmp_path / 'nope.properties'}: cannot read: No such file or directory"
+    assert "Traceback" not in missing.stderr
+
+    worker = write_properties(tmp_path / "w.properties", {"bootstrap.servers": "127.0.0.1:1",
+                                                          "offset.flush.interval.ms": "soon"})
+    bad = subprocess.run([sys.executable, "-m", "kconnect.cli", "standalone", str(worker)],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr
+    assert f"{worker}: offset.flush.interval.ms: invalid value 'soon'" in bad.stderr
+
+    connector = write_properties(tmp_path / "c.properties", {"connector.class": "FileStreamSource"})
+    worker_ok = write_properties(tmp_path / "ok.properties", {"bootstrap.servers": "127.0.0.1:1",
+                                                              "offset.storage.file.filename": str(tmp_path / "o"),
+                                                              "listeners": f"http://127.0.0.1:{free_port()}"})
+    no_name = subprocess.run([sys.executable, "-m", "kconnect.cli", "standalone", str(worker_ok), str(connector)],
+                             capture_output=True, text=True, timeout=60)
+    assert no_name.returncode == 2
+    assert no_name.stderr.strip().splitlines()[-1] == f"kconnect: {connector}: name: missing required key (the connector's name)"
