@@ -41,7 +41,9 @@ def _count_lines(path: Path) -> int:
         return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
 
 
-def run_engine(engine: str, broker: KafkaBroker, source: Path, lines: int, work: Path, timeout: float) -> dict[str, float]:
+def run_engine(
+    engine: str, broker: KafkaBroker, source: Path, lines: int, work: Path, timeout: float
+) -> dict[str, float]:
     """Run one engine's pipeline to completion and time it."""
     out = work / engine
     out.mkdir(parents=True, exist_ok=True)
@@ -69,7 +71,17 @@ def run_engine(engine: str, broker: KafkaBroker, source: Path, lines: int, work:
         f"tasks.max=1\nfile={sink}\ntopics={topic}\n"
     )
     if engine == "kconnect":
-        command = [sys.executable, "-m", "kconnect.cli", "--log-level", "WARNING", "standalone", str(worker), str(src), str(snk)]
+        command = [
+            sys.executable,
+            "-m",
+            "kconnect.cli",
+            "--log-level",
+            "WARNING",
+            "standalone",
+            str(worker),
+            str(src),
+            str(snk),
+        ]
     else:
         command = java_connect_command(worker, src, snk, heap="1g")
     log = (out / "worker.log").open("w")
@@ -122,7 +134,9 @@ def _chart(results: dict[str, dict[str, float]], lines: int, path: Path) -> None
 
     engines = list(results)
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.bar(engines, [results[e]["records_per_s"] for e in engines], color=["#4c72b0", "#dd8452"][: len(engines)])
+    left.bar(
+        engines, [results[e]["records_per_s"] for e in engines], color=["#4c72b0", "#dd8452"][: len(engines)]
+    )
     left.set_title("records/s (start-up excluded)")
     right.bar(engines, [results[e]["wall_s"] for e in engines], color=["#4c72b0", "#dd8452"][: len(engines)])
     right.set_title("wall time to last record, s (start-up included)")
@@ -136,7 +150,9 @@ def _chart(results: dict[str, dict[str, float]], lines: int, path: Path) -> None
 
 def main() -> int:
     """Run both engines and write the results."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--engines", default="kconnect,java")
     parser.add_argument("--timeout", type=float, default=900)
@@ -146,15 +162,20 @@ def main() -> int:
         work = Path(tmp)
         source = work / "source.txt"
         with source.open("w") as f:
-            f.writelines(f"line {i:08d}: the quick brown fox jumps over the lazy dog\n" for i in range(args.lines))
+            f.writelines(
+                f"line {i:08d}: the quick brown fox jumps over the lazy dog\n" for i in range(args.lines)
+            )
         for engine in args.engines.split(","):
             print(f"== {engine}")
             results[engine] = run_engine(engine, broker, source, args.lines, work, args.timeout)
             print(f"   {results[engine]}")
     out = HERE / "results"
     out.mkdir(exist_ok=True)
-    report = {"lines": args.lines, "machine": f"{platform.machine()}, {__import__('os').cpu_count()} cores",
-              "results": results}
+    report = {
+        "lines": args.lines,
+        "machine": f"{platform.machine()}, {__import__('os').cpu_count()} cores",
+        "results": results,
+    }
     (out / "pipeline_throughput.json").write_text(json.dumps(report, indent=2) + "\n")
     _chart(results, args.lines, out / "pipeline_throughput.png")
     print(json.dumps(report, indent=2))

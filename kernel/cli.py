@@ -24,13 +24,15 @@ EXIT_FAILURE = 1
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kconnect",
-        description="Kafka Connect for Python: run connectors with Kafka Connect's config files and REST API.",
+        description="Kafka Connect for Python: Kafka Connect's config files and REST API.",
     )
     parser.add_argument("--version", action="version", version=f"kconnect {__version__}")
     parser.add_argument("--log-level", default="INFO", help="root log level (default INFO)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     standalone = commands.add_parser("standalone", help="run a standalone worker")
-    standalone.add_argument("worker_config", help="worker .properties file (Kafka's connect-standalone.properties)")
+    standalone.add_argument(
+        "worker_config", help="worker .properties file (Kafka's connect-standalone.properties)"
+    )
     standalone.add_argument("connector_configs", nargs="*", help="connector .properties or .json files")
     return parser
 

@@ -48,7 +48,9 @@ class HeaderConverter(Protocol):
         """Configure with the header converter's properties (prefix stripped)."""
         ...
 
-    def from_connect_header(self, topic: str, header_key: str, schema: Schema | None, value: Any) -> bytes | None:
+    def from_connect_header(
+        self, topic: str, header_key: str, schema: Schema | None, value: Any
+    ) -> bytes | None:
         """Serialize one header value."""
         ...
 

@@ -78,5 +78,3 @@ def create_executor(config: WorkerConfig) -> Executor | None:
     Called once at worker start-up. The bundled Spark executor answers unless the worker config
     names another with ``executor`` (its ``name``).
     """
-
-

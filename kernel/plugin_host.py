@@ -17,7 +17,6 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import pluggy
-
 from kconnect import hookspecs
 from kconnect.errors import PluginError
 
@@ -147,7 +146,9 @@ class PluginHost:
         self._plugins = plugins
 
     @classmethod
-    def load(cls, *, extra_plugins: Iterable[object] = (), disabled: Iterable[str] | None = None) -> PluginHost:
+    def load(
+        cls, *, extra_plugins: Iterable[object] = (), disabled: Iterable[str] | None = None
+    ) -> PluginHost:
         """Load every ``kconnect`` entry point (minus disabled ones) and run the registration hooks.
 
         `extra_plugins` are registered objects besides the entry points (for tests and embedding).

@@ -47,6 +47,7 @@ class TopicPartition(tuple[str, int]):
     __slots__ = ()
 
     def __new__(cls, topic: str, partition: int) -> TopicPartition:
+        """A (topic, partition) pair."""
         return super().__new__(cls, (topic, partition))
 
     @property

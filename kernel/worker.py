@@ -65,7 +65,9 @@ class StandaloneWorker:
         names = [c.name for c in connectors]
         for connector in connectors:
             if names.count(connector.name) > 1:
-                raise ConfigFileError(f"{connector.path}: name: connector {connector.name!r} is defined twice")
+                raise ConfigFileError(
+                    f"{connector.path}: name: connector {connector.name!r} is defined twice"
+                )
         return cls(config, connectors)
 
     def request_stop(self) -> None:

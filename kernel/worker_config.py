@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import javaproperties
-
 from kconnect.errors import ConnectError
 
 log = logging.getLogger(__name__)
@@ -98,7 +97,9 @@ class WorkerConfig:
         ) or (DEFAULT_LISTENER,)
         for listener in listeners:
             if not listener.startswith(("http://", "https://")):
-                raise ConfigFileError(f"{source}: listeners: invalid listener {listener!r}: expected http://host:port")
+                raise ConfigFileError(
+                    f"{source}: listeners: invalid listener {listener!r}: expected http://host:port"
+                )
         if "plugin.path" in props:
             log.info("plugin.path is ignored: kconnect finds plugins through pip-installed entry points")
         host, port = _host_port(listeners[0])

@@ -19,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kafka_broker import KafkaBroker  # noqa: E402
+from kafka_broker import KafkaBroker
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -63,7 +63,9 @@ def main() -> int:
         stale.unlink(missing_ok=True)
     print(f"==> writing {args.lines:,} lines to {source}")
     with source.open("w", encoding="utf-8") as f:
-        f.writelines(f"line {i:07d}: the quick brown fox jumps over the lazy dog\n" for i in range(args.lines))
+        f.writelines(
+            f"line {i:07d}: the quick brown fox jumps over the lazy dog\n" for i in range(args.lines)
+        )
 
     print("==> starting Apache Kafka (KRaft, single node)")
     with KafkaBroker() as broker:
@@ -85,9 +87,19 @@ def main() -> int:
         (out / "file-sink.properties").write_text(
             f"name=local-file-sink\nconnector.class=FileStreamSink\ntasks.max=1\nfile={sink}\ntopics={topic}\n"
         )
-        command = [sys.executable, "-m", "kconnect.cli", "standalone", str(out / "worker.properties"),
-                   str(out / "file-source.properties"), str(out / "file-sink.properties")]
-        print("==> starting kconnect:", " ".join(Path(c).name if c.startswith(str(out)) else c for c in command[2:]))
+        command = [
+            sys.executable,
+            "-m",
+            "kconnect.cli",
+            "standalone",
+            str(out / "worker.properties"),
+            str(out / "file-source.properties"),
+            str(out / "file-sink.properties"),
+        ]
+        print(
+            "==> starting kconnect:",
+            " ".join(Path(c).name if c.startswith(str(out)) else c for c in command[2:]),
+        )
         log = (out / "worker.log").open("w")
         worker = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=out)
         started = time.monotonic()
@@ -98,7 +110,10 @@ def main() -> int:
                 elapsed = time.monotonic() - started
                 if done != last:
                     state = _status(f"http://127.0.0.1:{port}/connectors/local-file-sink/status")
-                    print(f"    {elapsed:6.1f}s  sink has {done:>9,} / {args.lines:,} lines  [{state}]", flush=True)
+                    print(
+                        f"    {elapsed:6.1f}s  sink has {done:>9,} / {args.lines:,} lines  [{state}]",
+                        flush=True,
+                    )
                     last = done
                 if done >= args.lines:
                     break
@@ -123,8 +138,10 @@ def main() -> int:
     print(f"sink:   {sink}")
     print(f"worker log: {out / 'worker.log'}")
     if identical:
-        print(f"OK: the sink file is identical to the {args.lines:,}-line source file "
-              f"({elapsed:.1f}s from worker start, Spark start-up included)")
+        print(
+            f"OK: the sink file is identical to the {args.lines:,}-line source file "
+            f"({elapsed:.1f}s from worker start, Spark start-up included)"
+        )
         return 0
     print("FAILED: the sink file differs from the source file")
     return 1

@@ -62,7 +62,7 @@ def unique_topic(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def start_worker(tmp_path: Path, kafka_bootstrap: str) -> Iterator[Any]:
-    """A factory that starts real ``kconnect standalone`` workers on the session broker; all stopped at the end.
+    """A factory starting real ``kconnect standalone`` workers on the session broker; stopped at the end.
 
     Call ``start_worker(extra_props, connector_files, env)``; the offset file defaults to the test's tmp dir.
     """
@@ -70,8 +70,11 @@ def start_worker(tmp_path: Path, kafka_bootstrap: str) -> Iterator[Any]:
 
     workers: list[WorkerProcess] = []
 
-    def start(props: dict[str, str] | None = None, connector_files: list[Path] | None = None,
-              env: dict[str, str] | None = None) -> WorkerProcess:
+    def start(
+        props: dict[str, str] | None = None,
+        connector_files: list[Path] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> WorkerProcess:
         worker_props = {
             "bootstrap.servers": kafka_bootstrap,
             "offset.storage.file.filename": str(tmp_path / "connect.offsets"),

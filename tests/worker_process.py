@@ -32,8 +32,13 @@ def write_properties(path: Path, props: Mapping[str, str]) -> Path:
 class WorkerProcess:
     """A kconnect worker subprocess with its REST base URL and log file."""
 
-    def __init__(self, workdir: Path, worker_props: Mapping[str, str], connector_files: list[Path] | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        worker_props: Mapping[str, str],
+        connector_files: list[Path] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.workdir = workdir
         self.port = free_port()
         props = {"listeners": f"http://127.0.0.1:{self.port}", **worker_props}
@@ -45,7 +50,9 @@ class WorkerProcess:
         self.url = f"http://127.0.0.1:{self.port}"
 
     @classmethod
-    def from_files(cls, workdir: Path, worker_file: Path, connector_files: list[Path], url: str) -> WorkerProcess:
+    def from_files(
+        cls, workdir: Path, worker_file: Path, connector_files: list[Path], url: str
+    ) -> WorkerProcess:
         """A worker run from an existing worker file, unchanged (its own listener at `url`)."""
         worker = cls.__new__(cls)
         worker.workdir = workdir
@@ -60,11 +67,18 @@ class WorkerProcess:
 
     def start(self, timeout: float = 60.0) -> WorkerProcess:
         """Start the process and wait until its REST server answers."""
-        command = [sys.executable, "-m", "kconnect.cli", "standalone", str(self.worker_file),
-                   *map(str, self.connector_files)]
+        command = [
+            sys.executable,
+            "-m",
+            "kconnect.cli",
+            "standalone",
+            str(self.worker_file),
+            *map(str, self.connector_files),
+        ]
         self._log = self.log_path.open("ab")
-        self.process = subprocess.Popen(command, cwd=self.workdir, stdout=self._log, stderr=subprocess.STDOUT,
-                                        env=self.env)
+        self.process = subprocess.Popen(
+            command, cwd=self.workdir, stdout=self._log, stderr=subprocess.STDOUT, env=self.env
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -127,14 +141,19 @@ class WorkerProcess:
         response.raise_for_status()
         return dict(response.json())
 
-    def wait_for_state(self, connector: str, state: str, tasks: int | None = None, timeout: float = 90.0) -> None:
+    def wait_for_state(
+        self, connector: str, state: str, tasks: int | None = None, timeout: float = 90.0
+    ) -> None:
         """Wait until the connector and all its tasks are in `state` (and there are `tasks` tasks)."""
 
         def reached() -> bool:
             body = self.status(connector)
             states = [t["state"] for t in body["tasks"]]
-            return (body["connector"]["state"] == state and all(s == state for s in states)
-                    and (tasks is None or len(states) == tasks))
+            return (
+                body["connector"]["state"] == state
+                and all(s == state for s in states)
+                and (tasks is None or len(states) == tasks)
+            )
 
         self.wait_for(f"{connector} to be {state}", reached, timeout)
 

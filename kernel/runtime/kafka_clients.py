@@ -70,7 +70,9 @@ def _prefixed(props: Mapping[str, str], prefix: str) -> dict[str, str]:
     return {k[len(prefix) :]: v for k, v in props.items() if k.startswith(prefix)}
 
 
-def _translate(props: Mapping[str, str], table: Mapping[str, tuple[str, Callable[[str], Any]]], what: str) -> dict[str, Any]:
+def _translate(
+    props: Mapping[str, str], table: Mapping[str, tuple[str, Callable[[str], Any]]], what: str
+) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
     for key, raw in props.items():
         if key == "bootstrap.servers":
@@ -90,7 +92,8 @@ def producer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> 
     """AIOKafkaProducer keyword arguments: Connect's defaults, worker ``producer.*``, connector overrides."""
     props = {**_prefixed(worker, "producer."), **_prefixed(connector, "producer.override.")}
     kwargs: dict[str, Any] = {
-        "bootstrap_servers": props.get("bootstrap.servers") or worker.get("bootstrap.servers", "localhost:9092"),
+        "bootstrap_servers": props.get("bootstrap.servers")
+        or worker.get("bootstrap.servers", "localhost:9092"),
         "acks": "all",
         "linger_ms": 5,
         "max_batch_size": 256 * 1024,
@@ -103,7 +106,8 @@ def consumer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str], gro
     """AIOKafkaConsumer keyword arguments for a sink task in consumer group `group_id`."""
     props = {**_prefixed(worker, "consumer."), **_prefixed(connector, "consumer.override.")}
     kwargs: dict[str, Any] = {
-        "bootstrap_servers": props.get("bootstrap.servers") or worker.get("bootstrap.servers", "localhost:9092"),
+        "bootstrap_servers": props.get("bootstrap.servers")
+        or worker.get("bootstrap.servers", "localhost:9092"),
         "auto_offset_reset": "earliest",
         "max_poll_records": 4096,
         # A sink may subscribe before its topic exists; find it within seconds, not aiokafka's 5 minutes.

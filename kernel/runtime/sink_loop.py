@@ -1,6 +1,7 @@
 """The sink task loop: consume → converters → transforms → put → pre_commit/flush → commit.
 
-`SinkLoop` runs one task; executors start it through `kconnect.runtime.runner.run_task`. The task's consumer joins the group
+`SinkLoop` runs one task; executors start it through
+`kconnect.runtime.runner.run_task`. The task's consumer joins the group
 ``connect-<connector name>`` (Kafka's name, so Kafka's tools show sink progress), and offsets are
 committed to it only after `pre_commit` (by default `flush`) returned: every
 ``offset.flush.interval.ms``, before partitions are revoked, on pause and on clean stop.
@@ -13,9 +14,9 @@ import logging
 import re
 import time
 from collections.abc import Mapping
+
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
-
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.herder.model import TargetState
@@ -187,8 +188,13 @@ class SinkLoop:
         except Exception:
             if not self.tolerate_errors:
                 raise
-            log.warning("Skipping %s-%d@%d: conversion failed (errors.tolerance=all)",
-                        topic, message.partition, message.offset, exc_info=True)
+            log.warning(
+                "Skipping %s-%d@%d: conversion failed (errors.tolerance=all)",
+                topic,
+                message.partition,
+                message.offset,
+                exc_info=True,
+            )
             return None
         record = SinkRecord(
             topic=topic,
@@ -223,4 +229,3 @@ class SinkLoop:
             await self.consumer.commit(to_commit)
             for ktp, offset in to_commit.items():
                 self.committed[TopicPartition(ktp.topic, ktp.partition)] = offset
-

@@ -1,8 +1,8 @@
 """The source task loop: poll → transforms → converters → produce → commit acknowledged offsets.
 
-`SourceLoop` runs one task; executors start it through `kconnect.runtime.runner.run_task` (inside a Spark task, with the Spark executor). It
-returns when the worker sets the target state to STOPPED; it raises if the task fails, and the
-executor reports the traceback.
+`SourceLoop` runs one task; executors start it through `kconnect.runtime.runner.run_task`
+(inside a Spark task, with the Spark executor). It returns when the worker sets the target
+state to STOPPED; it raises if the task fails, and the executor reports the traceback.
 
 Commit rule (at-least-once, nothing lost): a source offset is sent to the worker's offset store
 only after Kafka acknowledged that record and every earlier record of its source partition, every
@@ -14,11 +14,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
-
 from kconnect.executor import TaskSpec
 from kconnect.herder.model import TargetState
 from kconnect.plugin_host import PluginHost
@@ -118,8 +116,11 @@ class SourceLoop:
             except Exception:
                 if not self.tolerate_errors:
                     raise
-                log.warning("Skipping a record of %s that failed conversion (errors.tolerance=all)",
-                            self.spec.id, exc_info=True)
+                log.warning(
+                    "Skipping a record of %s that failed conversion (errors.tolerance=all)",
+                    self.spec.id,
+                    exc_info=True,
+                )
                 continue
             submitted = self.submitted.submit(original.source_partition, original.source_offset)
             future = await self.producer.send(
@@ -136,11 +137,15 @@ class SourceLoop:
                 self.topics_seen.add(record.topic)
                 await self.control.topic_used(record.topic)
 
-    def _convert(self, record: SourceRecord) -> tuple[bytes | None, bytes | None, list[tuple[str, bytes]] | None]:
+    def _convert(
+        self, record: SourceRecord
+    ) -> tuple[bytes | None, bytes | None, list[tuple[str, bytes]] | None]:
         topic = record.topic
         headers = record.headers
         key = self.plugins.key_converter.from_connect_data(topic, record.key_schema, record.key, headers)
-        value = self.plugins.value_converter.from_connect_data(topic, record.value_schema, record.value, headers)
+        value = self.plugins.value_converter.from_connect_data(
+            topic, record.value_schema, record.value, headers
+        )
         wire_headers: list[tuple[str, bytes]] | None = None
         if len(headers):
             convert = self.plugins.header_converter.from_connect_header
@@ -163,7 +168,9 @@ class SourceLoop:
 
     def _raise_send_error(self) -> None:
         if self.send_error is not None:
-            raise RuntimeError(f"Kafka rejected a record of {self.spec.id}: {self.send_error!r}") from self.send_error
+            raise RuntimeError(
+                f"Kafka rejected a record of {self.spec.id}: {self.send_error!r}"
+            ) from self.send_error
 
     async def _commit(self) -> None:
         """Wait for in-flight sends, then store every acknowledged offset and tell the task."""
@@ -174,4 +181,3 @@ class SourceLoop:
         if offsets:
             await self.control.commit_source_offsets(offsets)
             await asyncio.to_thread(self.task.commit)
-

@@ -37,7 +37,9 @@ class SubmittedRecords:
     _partitions: dict[str, Mapping[str, Any] | None] = field(default_factory=dict)
     _pending: int = 0
 
-    def submit(self, partition: Mapping[str, Any] | None, offset: Mapping[str, Any] | None) -> SubmittedRecord:
+    def submit(
+        self, partition: Mapping[str, Any] | None, offset: Mapping[str, Any] | None
+    ) -> SubmittedRecord:
         """Record that a record with this source partition/offset is about to be sent."""
         key = partition_key(partition)
         record = SubmittedRecord(partition, offset)

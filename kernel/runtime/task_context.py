@@ -29,7 +29,9 @@ class ControlOffsetReader:
         self, partitions: Sequence[Mapping[str, Any]]
     ) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
         """Committed offsets of several partitions (called from the task's thread)."""
-        future = asyncio.run_coroutine_threadsafe(self._control.read_source_offsets(list(partitions)), self._loop)
+        future = asyncio.run_coroutine_threadsafe(
+            self._control.read_source_offsets(list(partitions)), self._loop
+        )
         return list(zip(partitions, future.result(timeout=60), strict=True))
 
 

@@ -29,7 +29,9 @@ def _prefixed(props: Mapping[str, str], prefix: str) -> dict[str, str]:
     return {k[len(prefix) :]: v for k, v in props.items() if k.startswith(prefix)}
 
 
-def _converter_props(worker: Mapping[str, str], connector: Mapping[str, str], key: str) -> tuple[str, dict[str, str]]:
+def _converter_props(
+    worker: Mapping[str, str], connector: Mapping[str, str], key: str
+) -> tuple[str, dict[str, str]]:
     """The converter class name and its settings: the connector's choice wins over the worker's.
 
     Settings follow the class: when the connector names its own converter, only the connector's
@@ -82,7 +84,9 @@ class TaskPlugins:
                 step.predicate.close()
 
 
-def build_task_plugins(host: PluginHost, worker: Mapping[str, str], connector: Mapping[str, str]) -> TaskPlugins:
+def build_task_plugins(
+    host: PluginHost, worker: Mapping[str, str], connector: Mapping[str, str]
+) -> TaskPlugins:
     """Instantiate and configure converters and transforms; ConnectError names the bad key."""
     converters: list[Any] = []
     for key, is_key in (("key.converter", True), ("value.converter", False)):
@@ -104,7 +108,9 @@ def _transform_chain(host: PluginHost, connector: Mapping[str, str]) -> list[Tra
     predicates: dict[str, Predicate] = {}
     for alias in _aliases(connector.get("predicates")):
         prefix = f"predicates.{alias}."
-        predicate = _instantiate(host, connector.get(prefix + "type", ""), prefix + "type", PluginType.PREDICATE)
+        predicate = _instantiate(
+            host, connector.get(prefix + "type", ""), prefix + "type", PluginType.PREDICATE
+        )
         predicate.configure({k: v for k, v in _prefixed(connector, prefix).items() if k != "type"})
         predicates[alias] = predicate
     steps: list[TransformStep] = []

@@ -19,25 +19,38 @@ SAMPLES = REPO_ROOT / "tests" / "fixtures" / "kafka-config"
 
 
 def _lines(start: int, stop: int) -> str:
-    return "".join(f"record {i} \u00e9t\u00e9 \"quoted\"\n" for i in range(start, stop))
+    return "".join(f'record {i} \u00e9t\u00e9 "quoted"\n' for i in range(start, stop))
 
 
 def _connector_files(tmp: Path, topic: str, source: Path, sink: Path) -> list[Path]:
     return [
-        write_properties(tmp / "source.properties", {
-            "name": "file-source", "connector.class": "FileStreamSource", "tasks.max": "1",
-            "file": str(source), "topic": topic,
-        }),
-        write_properties(tmp / "sink.properties", {
-            "name": "file-sink", "connector.class": "FileStreamSink", "tasks.max": "1",
-            "file": str(sink), "topics": topic,
-        }),
+        write_properties(
+            tmp / "source.properties",
+            {
+                "name": "file-source",
+                "connector.class": "FileStreamSource",
+                "tasks.max": "1",
+                "file": str(source),
+                "topic": topic,
+            },
+        ),
+        write_properties(
+            tmp / "sink.properties",
+            {
+                "name": "file-sink",
+                "connector.class": "FileStreamSink",
+                "tasks.max": "1",
+                "file": str(sink),
+                "topics": topic,
+            },
+        ),
     ]
 
 
 async def _consume_raw(bootstrap: str, topic: str, count: int) -> list[Any]:
-    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                                enable_auto_commit=False)
+    consumer = AIOKafkaConsumer(
+        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+    )
     await consumer.start()
     records: list[Any] = []
     try:
@@ -60,19 +73,25 @@ def test_kafka_sample_property_files_run_unchanged(tmp_path: Path) -> None:
     (tmp_path / "test.txt").write_text(_lines(0, 500), encoding="utf-8")
     with kafka_broker_script.KafkaBroker(port=9092) as broker:
         worker = WorkerProcess.from_files(
-            tmp_path, tmp_path / "connect-standalone.properties",
+            tmp_path,
+            tmp_path / "connect-standalone.properties",
             [tmp_path / "connect-file-source.properties", tmp_path / "connect-file-sink.properties"],
             url="http://127.0.0.1:8083",
         ).start()
         try:
-            worker.wait_for("every line in test.sink.txt", lambda: count_lines(tmp_path / "test.sink.txt") >= 500)
+            worker.wait_for(
+                "every line in test.sink.txt", lambda: count_lines(tmp_path / "test.sink.txt") >= 500
+            )
             assert (tmp_path / "test.sink.txt").read_bytes() == (tmp_path / "test.txt").read_bytes()
             records = asyncio.run(_consume_raw(broker.bootstrap_servers, "connect-test", 500))
         finally:
             assert worker.stop() == 0
     # JsonConverter with schemas.enable=true: Java's envelope, byte for byte; the key is null.
     assert records[0].key is None
-    assert records[0].value == b'{"schema":{"type":"string","optional":false},"payload":"record 0 \xc3\xa9t\xc3\xa9 \\"quoted\\""}'
+    assert (
+        records[0].value == b'{"schema":{"type":"string","optional":false},'
+        b'"payload":"record 0 \xc3\xa9t\xc3\xa9 \\"quoted\\""}'
+    )
     assert [r.value for r in records][-1].endswith(b'"payload":"record 499 \xc3\xa9t\xc3\xa9 \\"quoted\\""}')
 
 
@@ -83,7 +102,9 @@ def _port_free(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) != 0
 
 
-def test_pause_stops_the_flow_and_resume_continues_it(tmp_path: Path, start_worker: Any, unique_topic: str) -> None:
+def test_pause_stops_the_flow_and_resume_continues_it(
+    tmp_path: Path, start_worker: Any, unique_topic: str
+) -> None:
     source, sink = tmp_path / "in.txt", tmp_path / "out.txt"
     source.write_text(_lines(0, 1000), encoding="utf-8")
     worker = start_worker(connector_files=_connector_files(tmp_path, unique_topic, source, sink))
@@ -105,7 +126,9 @@ def test_pause_stops_the_flow_and_resume_continues_it(tmp_path: Path, start_work
     assert sink.read_bytes() == source.read_bytes()
 
 
-def test_worker_restart_resumes_from_committed_offsets(tmp_path: Path, start_worker: Any, unique_topic: str) -> None:
+def test_worker_restart_resumes_from_committed_offsets(
+    tmp_path: Path, start_worker: Any, unique_topic: str
+) -> None:
     source, sink = tmp_path / "in.txt", tmp_path / "out.txt"
     source.write_text(_lines(0, 20_000), encoding="utf-8")
     files = _connector_files(tmp_path, unique_topic, source, sink)
@@ -143,7 +166,11 @@ def test_connector_plugins_follow_what_is_pip_installed(start_worker: Any) -> No
         without = start_worker()
         classes = connector_classes(without)
         assert not {c for c in classes if "FileStream" in c}, classes
-        response = without.request("POST", "/connectors", {"name": "x", "config": {"connector.class": "FileStreamSource", "topic": "t"}})
+        response = without.request(
+            "POST",
+            "/connectors",
+            {"name": "x", "config": {"connector.class": "FileStreamSource", "topic": "t"}},
+        )
         assert response.status_code in (400, 404, 500) and "FileStreamSource" in response.json()["message"]
     finally:
         subprocess.run([*pip, "install", "--no-deps", "-e", str(REPO_ROOT / "plugins" / "file")], check=True)
@@ -153,25 +180,49 @@ def test_bad_worker_file_is_one_line_error_without_traceback(tmp_path: Path) -> 
     import subprocess
     import sys
 
-    missing = subprocess.run([sys.executable, "-m", "kconnect.cli", "standalone", str(tmp_path / "nope.properties")],
-                             capture_output=True, text=True, timeout=60)
+    missing = subprocess.run(
+        [sys.executable, "-m", "kconnect.cli", "standalone", str(tmp_path / "nope.properties")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert missing.returncode == 2
-    assert missing.stderr.strip().splitlines()[-1] == f"kconnect: {tmp_path / 'nope.properties'}: cannot read: No such file or directory"
+    assert (
+        missing.stderr.strip().splitlines()[-1]
+        == f"kconnect: {tmp_path / 'nope.properties'}: cannot read: No such file or directory"
+    )
     assert "Traceback" not in missing.stderr
 
-    worker = write_properties(tmp_path / "w.properties", {"bootstrap.servers": "127.0.0.1:1",
-                                                          "offset.flush.interval.ms": "soon"})
-    bad = subprocess.run([sys.executable, "-m", "kconnect.cli", "standalone", str(worker)],
-                         capture_output=True, text=True, timeout=60)
+    worker = write_properties(
+        tmp_path / "w.properties", {"bootstrap.servers": "127.0.0.1:1", "offset.flush.interval.ms": "soon"}
+    )
+    bad = subprocess.run(
+        [sys.executable, "-m", "kconnect.cli", "standalone", str(worker)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr
     assert f"{worker}: offset.flush.interval.ms: invalid value 'soon'" in bad.stderr
 
     connector = write_properties(tmp_path / "c.properties", {"connector.class": "FileStreamSource"})
-    worker_ok = write_properties(tmp_path / "ok.properties", {"bootstrap.servers": "127.0.0.1:1",
-                                                              "offset.storage.file.filename": str(tmp_path / "o"),
-                                                              "listeners": f"http://127.0.0.1:{free_port()}"})
-    no_name = subprocess.run([sys.executable, "-m", "kconnect.cli", "standalone", str(worker_ok), str(connector)],
-                             capture_output=True, text=True, timeout=60)
+    worker_ok = write_properties(
+        tmp_path / "ok.properties",
+        {
+            "bootstrap.servers": "127.0.0.1:1",
+            "offset.storage.file.filename": str(tmp_path / "o"),
+            "listeners": f"http://127.0.0.1:{free_port()}",
+        },
+    )
+    no_name = subprocess.run(
+        [sys.executable, "-m", "kconnect.cli", "standalone", str(worker_ok), str(connector)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert no_name.returncode == 2
-    assert no_name.stderr.strip().splitlines()[-1] == f"kconnect: {connector}: name: missing required key (the connector's name)"
+    assert (
+        no_name.stderr.strip().splitlines()[-1]
+        == f"kconnect: {connector}: name: missing required key (the connector's name)"
+    )

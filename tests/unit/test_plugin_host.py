@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from kconnect import SourceConnector, SourceTask, hookimpl, hookspecs
 from kconnect.errors import PluginError
 from kconnect.plugin_host import PluginHost, PluginRegistry, PluginType
@@ -28,8 +27,10 @@ class InlineSource(SourceConnector):
     def start(self, config: Mapping[str, str]) -> None: ...
     def task_class(self) -> type[SourceTask]:
         return _Task
+
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return [{}]
+
     def stop(self) -> None: ...
 
 
@@ -98,10 +99,17 @@ def test_executor_comes_from_the_spark_plugin() -> None:
 def test_no_bare_kernel_rest_or_plugins_module_is_importable(tmp_path: Path) -> None:
     # Run from an empty folder: only what is installed can be found, not this checkout's folders.
     probe = "import importlib.util as u; print([n for n in ('kernel', 'rest', 'plugins') if u.find_spec(n)])"
-    leaked = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
+    leaked = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
     assert leaked.stdout.strip() == "[]"
     installed = "import kconnect.rest, kconnect.herder; print('ok')"
-    assert subprocess.run([sys.executable, "-c", installed], cwd=tmp_path, capture_output=True, text=True).stdout.strip() == "ok"
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", installed], cwd=tmp_path, capture_output=True, text=True
+        ).stdout.strip()
+        == "ok"
+    )
 
 
 def test_every_hookspec_is_typed_and_documented() -> None:
@@ -109,11 +117,21 @@ def test_every_hookspec_is_typed_and_documented() -> None:
     assert {f.__name__ for f in specs} >= {"register_connectors", "register_converters", "create_executor"}
     for spec in specs:
         assert spec.__doc__ and len(spec.__doc__) > 40, spec.__name__
-        assert all(p.annotation is not inspect.Parameter.empty for p in inspect.signature(spec).parameters.values())
+        assert all(
+            p.annotation is not inspect.Parameter.empty for p in inspect.signature(spec).parameters.values()
+        )
 
 
 def test_author_api_is_one_import() -> None:
     import kconnect
 
-    for name in ("SourceConnector", "SourceTask", "SinkConnector", "SinkTask", "Schema", "Struct", "ConfigDef"):
+    for name in (
+        "SourceConnector",
+        "SourceTask",
+        "SinkConnector",
+        "SinkTask",
+        "Schema",
+        "Struct",
+        "ConfigDef",
+    ):
         assert hasattr(kconnect, name)

@@ -7,4 +7,9 @@ Same config keys, aliases and offsets shape as Kafka's ``connect-file`` module, 
 from kconnect_file.sink import FileStreamSinkConnector, FileStreamSinkTask
 from kconnect_file.source import FileStreamSourceConnector, FileStreamSourceTask
 
-__all__ = ["FileStreamSinkConnector", "FileStreamSinkTask", "FileStreamSourceConnector", "FileStreamSourceTask"]
+__all__ = [
+    "FileStreamSinkConnector",
+    "FileStreamSinkTask",
+    "FileStreamSourceConnector",
+    "FileStreamSourceTask",
+]

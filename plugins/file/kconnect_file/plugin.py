@@ -2,6 +2,7 @@
 
 from kconnect import hookimpl
 from kconnect.plugin_host import PluginRegistry
+
 from kconnect_file.sink import FileStreamSinkConnector
 from kconnect_file.source import FileStreamSourceConnector
 

@@ -8,6 +8,7 @@ from typing import IO, Any, ClassVar
 
 from kconnect import ConfigDef, SinkConnector, SinkRecord, SinkTask, TopicPartition
 from kconnect.config import ConfigType, Importance
+
 from kconnect_file.version import VERSION
 
 FILE_CONFIG = "file"
@@ -71,7 +72,7 @@ class FileStreamSinkTask(SinkTask):
         """Open the file for appending."""
         filename = config.get(FILE_CONFIG) or None
         self.stream: IO[str] = (
-            open(filename, "a", encoding="utf-8", newline="\n", buffering=1 << 20) if filename else sys.stdout  # noqa: SIM115
+            open(filename, "a", encoding="utf-8", newline="\n", buffering=1 << 20) if filename else sys.stdout
         )
         self.owns_stream = filename is not None
 

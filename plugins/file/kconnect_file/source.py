@@ -15,6 +15,7 @@ from typing import IO, ClassVar
 from kconnect import ConfigDef, SourceConnector, SourceRecord, SourceTask
 from kconnect.config import ConfigType, Importance, NonEmptyString
 from kconnect.data.schema import STRING_SCHEMA
+
 from kconnect_file.version import VERSION
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,9 @@ class FileStreamSourceConnector(SourceConnector):
             type=ConfigType.INT,
             default=DEFAULT_BATCH_SIZE,
             importance=Importance.LOW,
-            documentation="The maximum number of records the source task can read from the file each time it is polled",
+            documentation=(
+                "The maximum number of records the source task can read from the file each time it is polled"
+            ),
         )
     )
 
@@ -110,9 +113,12 @@ class FileStreamSourceTask(SourceTask):
             self.stream = sys.stdin.buffer
             return self.stream
         try:
-            stream = open(self.filename, "rb")  # noqa: SIM115 - kept open across polls
+            stream = open(self.filename, "rb")
         except FileNotFoundError:
-            log.warning("Couldn't find file %s for FileStreamSourceTask, sleeping to wait for it to be created", self.filename)
+            log.warning(
+                "Couldn't find file %s for FileStreamSourceTask, sleeping to wait for it to be created",
+                self.filename,
+            )
             return None
         stream.seek(self.position)
         self.stream = stream

@@ -14,6 +14,7 @@ from typing import Any
 
 from kconnect.executor import TaskListener, TaskSpec
 from kconnect.herder.model import ConnectorTaskId, TargetState
+
 from kconnect_spark.channel import MAX_LINE, encode, read_message
 
 log = logging.getLogger(__name__)
@@ -110,6 +111,10 @@ class ControlServer:
             writer.write(encode({"type": "reply", "id": message["id"], "result": True}))
         elif kind == "read_offsets":
             result = await self._listener.read_source_offsets(task, message["partitions"])
-            writer.write(encode({"type": "reply", "id": message["id"], "result": [dict(o) if o else None for o in result]}))
+            writer.write(
+                encode(
+                    {"type": "reply", "id": message["id"], "result": [dict(o) if o else None for o in result]}
+                )
+            )
         else:
             log.warning("Unknown control message %r from %s", kind, task)

@@ -22,6 +22,7 @@ from typing import Any
 from kconnect.executor import TaskListener, TaskSpec
 from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.worker_config import WorkerConfig
+
 from kconnect_spark.control_server import ControlServer, TaskRun
 from kconnect_spark.remote import TaskLaunch, run_partition
 from kconnect_spark.session import build_session, is_local, spark_conf
@@ -145,7 +146,9 @@ class SparkExecutor:
     def _launch(self, run: TaskRun) -> None:
         assert self._server is not None
         launch = TaskLaunch(run.spec, self._control_host, self._server.port, run.token)
-        threading.Thread(target=self._run_job, args=(run, launch), name=f"kconnect-{run.id}", daemon=True).start()
+        threading.Thread(
+            target=self._run_job, args=(run, launch), name=f"kconnect-{run.id}", daemon=True
+        ).start()
 
     def _run_job(self, run: TaskRun, launch: TaskLaunch) -> None:
         """Driver thread: submit the task's one-partition job and wait for it to end."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kconnect import hookimpl
 from kconnect.worker_config import WorkerConfig
+
 from kconnect_spark.executor import SparkExecutor
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from kconnect.executor import TaskSpec
 from kconnect.herder.model import TargetState
 from kconnect.runtime.runner import run_task as run_loop
+
 from kconnect_spark.channel import MAX_LINE, encode, read_message
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,9 @@ class TaskLaunch:
 class SocketTaskControl:
     """`TaskControl` over the control channel (the task side)."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: TargetState) -> None:
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: TargetState
+    ) -> None:
         self._reader = reader
         self._writer = writer
         self._target = target
@@ -105,9 +108,13 @@ class SocketTaskControl:
         self, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
     ) -> None:
         """Have the worker store these offsets; returns once they are durable there."""
-        await self._request({"type": "commit", "offsets": [[dict(p), dict(o) if o else None] for p, o in offsets]})
+        await self._request(
+            {"type": "commit", "offsets": [[dict(p), dict(o) if o else None] for p, o in offsets]}
+        )
 
-    async def read_source_offsets(self, partitions: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any] | None]:
+    async def read_source_offsets(
+        self, partitions: Sequence[Mapping[str, Any]]
+    ) -> list[Mapping[str, Any] | None]:
         """Committed offsets of these partitions, from the worker's offset store."""
         result = await self._request({"type": "read_offsets", "partitions": [dict(p) for p in partitions]})
         return list(result)
@@ -122,7 +129,9 @@ async def run_task(launch: TaskLaunch) -> dict[str, str]:
     spec = launch.spec
     reader, writer = await asyncio.open_connection(launch.host, launch.port, limit=MAX_LINE)
     control = SocketTaskControl(reader, writer, spec.target_state)
-    await control.send({"type": "hello", "token": launch.token, "task": str(spec.id), "generation": spec.generation})
+    await control.send(
+        {"type": "hello", "token": launch.token, "task": str(spec.id), "generation": spec.generation}
+    )
     hello = await read_message(reader)
     if hello is None or hello.get("type") != "target":
         raise ConnectionError(f"worker refused task {spec.id}")
