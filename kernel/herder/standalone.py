@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import pkgutil
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -31,7 +32,7 @@ from kconnect.herder.api import (
     TaskStateInfo,
     WorkerHealth,
 )
-from kconnect.herder.connectors import ConnectorInstances
+from kconnect.herder.connectors import TASK_CLASS_CONFIG, ConnectorInstances
 from kconnect.herder.effects import EffectRunner
 from kconnect.herder.machine import ConnectorRecord, HerderState, apply, restart_plan
 from kconnect.herder.model import ConnectorTaskId, ConnectorType, TargetState
@@ -198,6 +199,15 @@ class StandaloneHerder:
     def _type(self, record: ConnectorRecord) -> ConnectorType:
         return self._validator.connector_type(record.config)
 
+    def _versions(self, record: ConnectorRecord) -> views.Versions:
+        """The connector plugin's version and each task class's (Kafka 4.1's status ``version``)."""
+        try:
+            connector = _defined(self._validator.plugin(record.config).version)
+        except Exception:
+            return views.NO_VERSIONS
+        tasks = [_task_version(t.config.get(TASK_CLASS_CONFIG, "")) or connector for t in record.tasks]
+        return views.Versions(connector, tasks)
+
     async def connectors(self) -> list[str]:
         """Names of all connectors, sorted."""
         return sorted(self._state.connectors)
@@ -214,7 +224,7 @@ class StandaloneHerder:
     async def connector_status(self, name: str) -> ConnectorStateInfo:
         """Observed state of the connector and its tasks."""
         record = self._record(name, f"No status found for connector {name}")
-        return views.connector_status(record, self._type(record))
+        return views.connector_status(record, self._type(record), versions=self._versions(record))
 
     async def task_configs(self, name: str) -> list[TaskInfo]:
         """Ids and configs of the connector's tasks."""
@@ -225,7 +235,7 @@ class StandaloneHerder:
         record = self._state.connectors.get(task.connector)
         if record is None or not 0 <= task.task < len(record.tasks):
             raise NotFoundError(f"No status found for task {task}")
-        return views.task_status(record, task.task)
+        return views.task_status(record, task.task, self._versions(record))
 
     def cluster_view(self) -> ClusterView:
         """A read-only snapshot for REST extensions."""
@@ -318,7 +328,7 @@ class StandaloneHerder:
         async def restart() -> ConnectorStateInfo:
             record = self._record(request.connector, f"Unknown connector: {request.connector}")
             plan = restart_plan(record, request.include_tasks, request.only_failed)
-            snapshot = views.connector_status(record, self._type(record), plan)
+            snapshot = views.connector_status(record, self._type(record), plan, self._versions(record))
             await self._dispatch(
                 ev.RestartRequested(request.connector, request.include_tasks, request.only_failed)
             )
@@ -430,6 +440,20 @@ class StandaloneHerder:
     def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
         """Record an active topic (KIP-558)."""
         self._status_store.put_topic(task.connector, topic)
+
+
+def _defined(version: str | None) -> str | None:
+    return None if version in (None, "", "undefined") else version
+
+
+@functools.lru_cache(maxsize=256)
+def _task_version(task_class: str) -> str | None:
+    """The ``version()`` of the task class named by a task config's ``task.class``, None if unknown."""
+    try:
+        version = pkgutil.resolve_name(task_class).version
+        return _defined(str(version() if callable(version) else version))
+    except Exception:
+        return None
 
 
 def _fail_loudly(task: asyncio.Task[None]) -> None:

@@ -2,19 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from kconnect.herder.api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
 from kconnect.herder.events import Observed
 from kconnect.herder.machine import ConnectorRecord, RestartPlan
 from kconnect.herder.model import ConnectorType, State
 
 
-def _state(observed: Observed, restarting: bool = False) -> StateInfo:
-    return StateInfo(State.RESTARTING if restarting else observed.state, observed.worker_id, observed.trace)
+@dataclass(frozen=True)
+class Versions:
+    """Plugin versions a status shows (Kafka 4.1's ``version``): the connector's, then each task's."""
+
+    connector: str | None = None
+    tasks: Sequence[str | None] = ()
+
+    def task(self, index: int) -> str | None:
+        """Task `index`'s version, None when unknown."""
+        return self.tasks[index] if 0 <= index < len(self.tasks) else None
 
 
-def _task_state(index: int, observed: Observed, restarting: bool = False) -> TaskStateInfo:
+NO_VERSIONS = Versions()
+
+
+def _state(observed: Observed, restarting: bool = False, version: str | None = None) -> StateInfo:
     state = State.RESTARTING if restarting else observed.state
-    return TaskStateInfo(state, observed.worker_id, observed.trace, id=index)
+    return StateInfo(state, observed.worker_id, observed.trace, version)
+
+
+def _task_state(
+    index: int, observed: Observed, restarting: bool = False, version: str | None = None
+) -> TaskStateInfo:
+    state = State.RESTARTING if restarting else observed.state
+    return TaskStateInfo(state, observed.worker_id, observed.trace, version, id=index)
 
 
 def connector_info(record: ConnectorRecord, kind: ConnectorType) -> ConnectorInfo:
@@ -29,20 +50,26 @@ def task_infos(record: ConnectorRecord) -> list[TaskInfo]:
     ]
 
 
-def task_status(record: ConnectorRecord, index: int) -> TaskStateInfo:
+def task_status(record: ConnectorRecord, index: int, versions: Versions = NO_VERSIONS) -> TaskStateInfo:
     """One task's observed state."""
-    return _task_state(index, record.tasks[index].observed)
+    return _task_state(index, record.tasks[index].observed, version=versions.task(index))
 
 
 def connector_status(
-    record: ConnectorRecord, kind: ConnectorType, plan: RestartPlan | None = None
+    record: ConnectorRecord,
+    kind: ConnectorType,
+    plan: RestartPlan | None = None,
+    versions: Versions = NO_VERSIONS,
 ) -> ConnectorStateInfo:
     """The connector's and its tasks' observed states; with `plan`, Kafka's pre-restart snapshot
     (RESTARTING for what the plan restarts, everything else as it is)."""
     restarting_tasks = set(plan.tasks) if plan is not None else set()
     return ConnectorStateInfo(
         record.name,
-        _state(record.observed, plan is not None and plan.connector),
-        [_task_state(i, t.observed, i in restarting_tasks) for i, t in enumerate(record.tasks)],
+        _state(record.observed, plan is not None and plan.connector, versions.connector),
+        [
+            _task_state(i, t.observed, i in restarting_tasks, versions.task(i))
+            for i, t in enumerate(record.tasks)
+        ],
         kind,
     )

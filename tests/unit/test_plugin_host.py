@@ -135,3 +135,10 @@ def test_author_api_is_one_import() -> None:
         "ConfigDef",
     ):
         assert hasattr(kconnect, name)
+
+
+def test_every_hook_has_a_docs_heading() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "plugins.md").read_text(encoding="utf-8")
+    specs = [n for n, f in vars(hookspecs).items() if inspect.isfunction(f) and hasattr(f, "kconnect_spec")]
+    for name in specs:
+        assert f"\n## {name}\n" in docs, f"docs/plugins.md has no heading for hook {name}"
