@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import pytest
-
 from kconnect import ConnectError, SourceRecord, hookimpl
 from kconnect.config import ConfigDef
 from kconnect.data.schema import STRING_SCHEMA
@@ -75,7 +74,8 @@ def test_converters_default_to_json_and_connector_overrides_worker(host: PluginH
     assert type(plugins.key_converter).__name__ == "StringConverter"
     assert type(plugins.value_converter).__name__ == "JsonConverter"
     assert plugins.value_converter.from_connect_data("t", STRING_SCHEMA, "x") == b'"x"'
-    override = build_task_plugins(host, worker, {"value.converter": "org.apache.kafka.connect.json.JsonConverter"})
+    connector = {"value.converter": "org.apache.kafka.connect.json.JsonConverter"}
+    override = build_task_plugins(host, worker, connector)
     # The connector named its own converter, so the worker's value.converter.* settings do not apply.
     assert override.value_converter.from_connect_data("t", STRING_SCHEMA, "x") == (
         b'{"schema":{"type":"string","optional":false},"payload":"x"}'
@@ -106,4 +106,5 @@ def test_bad_transform_names_the_key(host: PluginHost) -> None:
     with pytest.raises(ConnectError, match=r"transforms\.x\.type: .*NoSuchTransform"):
         build_task_plugins(host, {}, {"transforms": "x", "transforms.x.type": "NoSuchTransform"})
     with pytest.raises(ConnectError, match=r"transforms\.x\.predicate: unknown predicate alias 'p'"):
-        build_task_plugins(host, {}, {"transforms": "x", "transforms.x.type": "Upper", "transforms.x.predicate": "p"})
+        connector = {"transforms": "x", "transforms.x.type": "Upper", "transforms.x.predicate": "p"}
+        build_task_plugins(host, {}, connector)
