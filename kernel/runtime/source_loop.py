@@ -21,6 +21,7 @@ from kconnect.executor import TaskSpec
 from kconnect.herder.model import TargetState
 from kconnect.plugin_host import PluginHost
 from kconnect.records import SourceRecord
+from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord
 from kconnect.runtime.control import TaskControl
 from kconnect.runtime.kafka_clients import producer_kwargs
 from kconnect.runtime.submitted_records import SubmittedRecords
@@ -55,6 +56,7 @@ class SourceLoop:
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
         self.tolerate_errors = spec.connector_config.get("errors.tolerance", "none").strip().lower() == "all"
         self.producer: AIOKafkaProducer | None = None
+        self.sender: BatchSender | None = None
         self.topics_seen: set[str] = set()
         self.send_error: BaseException | None = None
         self.records_sent = 0
@@ -66,6 +68,7 @@ class SourceLoop:
         self.task.initialize(context)
         self.producer = AIOKafkaProducer(**producer_kwargs(self.spec.worker, self.spec.connector_config))
         await self.producer.start()
+        self.sender = BatchSender(self.producer, self._on_ack, self._on_send_error)
         try:
             await asyncio.to_thread(self.task.start, self.spec.task_config)
             try:
@@ -105,7 +108,8 @@ class SourceLoop:
                 next_commit = time.monotonic() + self.flush_interval_s
 
     async def _send_all(self, records: list[SourceRecord]) -> None:
-        assert self.producer is not None
+        """Transform and convert a poll's records, then send them in per-partition batches."""
+        outgoing: list[OutgoingRecord] = []
         for original in records:
             record = self.plugins.transform(original)
             if record is None:
@@ -123,48 +127,47 @@ class SourceLoop:
                 )
                 continue
             submitted = self.submitted.submit(original.source_partition, original.source_offset)
-            future = await self.producer.send(
-                record.topic,
-                value=value,
-                key=key,
-                partition=record.kafka_partition,
-                timestamp_ms=record.timestamp,
-                headers=headers,
+            outgoing.append(
+                OutgoingRecord(
+                    record.topic,
+                    record.kafka_partition,
+                    key,
+                    value,
+                    record.timestamp,
+                    headers,
+                    (submitted, original),
+                )
             )
-            future.add_done_callback(lambda f, s=submitted, r=original: self._on_ack(f, s, r))
-            self.records_sent += 1
             if record.topic not in self.topics_seen:
                 self.topics_seen.add(record.topic)
                 await self.control.topic_used(record.topic)
+        assert self.sender is not None
+        await self.sender.send(outgoing)
+        self.records_sent += len(outgoing)
 
-    def _convert(
-        self, record: SourceRecord
-    ) -> tuple[bytes | None, bytes | None, list[tuple[str, bytes]] | None]:
+    def _convert(self, record: SourceRecord) -> tuple[bytes | None, bytes | None, list[tuple[str, bytes]]]:
         topic = record.topic
         headers = record.headers
         key = self.plugins.key_converter.from_connect_data(topic, record.key_schema, record.key, headers)
         value = self.plugins.value_converter.from_connect_data(
             topic, record.value_schema, record.value, headers
         )
-        wire_headers: list[tuple[str, bytes]] | None = None
+        wire_headers: list[tuple[str, bytes]] = []
         if len(headers):
             convert = self.plugins.header_converter.from_connect_header
             wire_headers = [(h.key, convert(topic, h.key, h.schema, h.value) or b"") for h in headers]
         return key, value, wire_headers
 
-    def _on_ack(self, future: asyncio.Future[Any], submitted: Any, record: SourceRecord) -> None:
-        if future.cancelled():
-            self.send_error = self.send_error or asyncio.CancelledError("send cancelled")
-            return
-        error = future.exception()
-        if error is not None:
-            self.send_error = self.send_error or error
-            return
+    def _on_ack(self, outgoing: OutgoingRecord, metadata: Any) -> None:
+        submitted, record = outgoing.on_ack
         self.submitted.ack(submitted)
         try:
-            self.task.commit_record(record, future.result())
+            self.task.commit_record(record, metadata)
         except Exception:
             log.exception("commit_record of %s failed", self.spec.id)
+
+    def _on_send_error(self, error: BaseException) -> None:
+        self.send_error = self.send_error or error
 
     def _raise_send_error(self) -> None:
         if self.send_error is not None:

@@ -36,12 +36,17 @@ class SubmittedRecords:
     _queues: dict[str, deque[SubmittedRecord]] = field(default_factory=dict)
     _partitions: dict[str, Mapping[str, Any] | None] = field(default_factory=dict)
     _pending: int = 0
+    #: Connectors usually reuse one partition dict for a whole poll: skip re-serialising it.
+    _last_partition: Mapping[str, Any] | None = None
+    _last_key: str = "null"
 
     def submit(
         self, partition: Mapping[str, Any] | None, offset: Mapping[str, Any] | None
     ) -> SubmittedRecord:
         """Record that a record with this source partition/offset is about to be sent."""
-        key = partition_key(partition)
+        if partition is not self._last_partition:
+            self._last_partition, self._last_key = partition, partition_key(partition)
+        key = self._last_key
         record = SubmittedRecord(partition, offset)
         self._queues.setdefault(key, deque()).append(record)
         self._partitions[key] = partition
