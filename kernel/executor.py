@@ -91,6 +91,10 @@ class Executor(Protocol):
         """True once the executor can run tasks (e.g. the SparkSession is up)."""
         ...
 
+    def startup_error(self) -> str | None:
+        """Why the executor could not start (tasks cannot run), or None."""
+        ...
+
     def start_task(self, spec: TaskSpec) -> None:
         """Start running a task with the target state in `spec`."""
         ...

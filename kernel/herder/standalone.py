@@ -57,6 +57,7 @@ T = TypeVar("T")
 
 HEALTHY_MESSAGE = "Worker has completed startup and is ready to handle requests."
 STARTING_MESSAGE = "Worker is still starting up."
+UNHEALTHY_MESSAGE = "The worker's executor failed to start"
 
 
 class StandaloneHerder:
@@ -142,9 +143,19 @@ class StandaloneHerder:
         log.info("Herder stopped")
 
     def health(self) -> WorkerHealth:
-        """Starting until the stores are loaded and stored connectors started, then healthy."""
-        if self._healthy:
+        """Starting until the stores are loaded and the executor can run tasks, then healthy.
+
+        Unhealthy when the executor could not start (e.g. Spark failed), with its reason.
+        """
+        error = self._executor.startup_error()
+        if error is not None:
+            return WorkerHealth("unhealthy", f"{UNHEALTHY_MESSAGE}: {error}")
+        if self._healthy and self._executor.ready():
             return WorkerHealth("healthy", HEALTHY_MESSAGE)
+        if self._healthy:
+            return WorkerHealth(
+                "starting", f"{STARTING_MESSAGE} Waiting for the {self._executor.name} executor."
+            )
         return WorkerHealth("starting", STARTING_MESSAGE)
 
     async def kafka_cluster_id(self) -> str:

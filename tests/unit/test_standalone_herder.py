@@ -77,12 +77,17 @@ class RecordingExecutor:
         self.listener: TaskListener | None = None
         self.calls: list[tuple[str, Any]] = []
         self.specs: dict[ConnectorTaskId, TaskSpec] = {}
+        self.up = True
+        self.error: str | None = None
 
     async def start(self, listener: TaskListener) -> None:
         self.listener = listener
 
     def ready(self) -> bool:
-        return True
+        return self.up
+
+    def startup_error(self) -> str | None:
+        return self.error
 
     def start_task(self, spec: TaskSpec) -> None:
         assert self.listener is not None
@@ -350,3 +355,21 @@ async def test_state_survives_a_restart_with_the_file_stores(plugins: PluginHost
     await again.resume_connector(NAME)
     assert await states(again) == (State.RUNNING, [State.RUNNING, State.RUNNING])
     await again.stop()
+
+
+async def test_health_follows_the_executor(herder: Any) -> None:
+    worker, executor = herder
+    executor.up = False
+    health = worker.health()
+    assert (health.status, health.message) == (
+        "starting",
+        "Worker is still starting up. Waiting for the recording executor.",
+    )
+    executor.error = "Spark failed to start: JavaGatewayError: no java"
+    health = worker.health()
+    assert health.status == "unhealthy"
+    assert health.message == (
+        "The worker's executor failed to start: Spark failed to start: JavaGatewayError: no java"
+    )
+    executor.up, executor.error = True, None
+    assert worker.health().status == "healthy"

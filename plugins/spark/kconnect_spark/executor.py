@@ -86,6 +86,11 @@ class SparkExecutor:
         """True once Spark is up."""
         return self._session is not None
 
+    def startup_error(self) -> str | None:
+        """Why Spark failed to start, or None."""
+        error = self._session_error
+        return None if error is None else f"Spark failed to start: {type(error).__name__}: {error}"
+
     async def stop(self) -> None:
         """Stop all tasks gracefully, then Spark and the control channel."""
         timeout = self._config.task_shutdown_graceful_timeout_ms / 1000
