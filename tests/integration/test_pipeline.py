@@ -226,3 +226,21 @@ def test_bad_worker_file_is_one_line_error_without_traceback(tmp_path: Path) -> 
         no_name.stderr.strip().splitlines()[-1]
         == f"kconnect: {connector}: name: missing required key (the connector's name)"
     )
+
+
+def test_rest_answers_while_spark_is_still_starting(start_worker: Any) -> None:
+    """Spark takes seconds to start; the REST server must not wait for it."""
+    import time
+
+    worker = start_worker()  # returns as soon as `GET /` answers
+    first = worker.get("/health")
+    assert first.status_code == 503, "Spark was already up: REST started no earlier than Spark"
+    assert first.json()["status"] == "starting"
+    assert worker.get("/connectors").json() == []
+    started = time.monotonic()
+    worker.wait_for("a healthy worker", lambda: worker.get("/health").status_code == 200)
+    assert time.monotonic() - started > 0.5
+    assert worker.get("/health").json() == {
+        "status": "healthy",
+        "message": "Worker has completed startup and is ready to handle requests.",
+    }
