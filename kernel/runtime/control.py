@@ -7,7 +7,7 @@ committed source offsets, offset reads and topic names; never records.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from kconnect.herder.model import TargetState
@@ -48,3 +48,69 @@ class TaskControl(Protocol):
     async def topic_used(self, topic: str) -> None:
         """Tell the worker this task used `topic` (first use only; the loop deduplicates)."""
         ...
+
+    @property
+    def topics_reset_count(self) -> int:
+        """How many times the worker reset the connector's active topics during this run (KIP-558)."""
+        ...
+
+
+class ActiveTopics:
+    """The topics a task loop has reported to the worker, reported again after each reset.
+
+    The loops ask `is_new` for every record (a set lookup), and call ``control.topic_used`` only
+    when it answers True: the first use of a topic since the task started or since the worker
+    last reset the connector's active topics (``PUT /connectors/{c}/topics/reset``).
+    """
+
+    def __init__(self, control: TaskControl) -> None:
+        self._control = control
+        self._seen: set[str] = set()
+        self._resets = 0
+
+    def is_new(self, topic: str) -> bool:
+        """Whether `topic` must be reported now; it counts as reported from here on."""
+        resets = self._control.topics_reset_count
+        if resets != self._resets:
+            self._seen.clear()
+            self._resets = resets
+        if topic in self._seen:
+            return False
+        self._seen.add(topic)
+        return True
+
+
+class TargetFollower:
+    """Keeps a task loop in step with its target state, reporting each transition once.
+
+    Both loops call `proceed` at the top of every round: it returns False once the target is
+    STOPPED, True when the loop should run a round, and blocks while PAUSED (after `on_pause`
+    committed what is in flight, and until `on_resume` runs).
+    """
+
+    #: How long one wait for a resume lasts before the target is looked at again.
+    PAUSE_WAIT_S = 3600.0
+
+    def __init__(self, control: TaskControl) -> None:
+        self._control = control
+        self._running_reported = False
+
+    async def proceed(
+        self, on_pause: Callable[[], Awaitable[None]], on_resume: Callable[[], None] = lambda: None
+    ) -> bool:
+        """Whether to run another round; see the class docstring."""
+        while True:
+            target = self._control.target
+            if target is TargetState.STOPPED:
+                return False
+            if target is not TargetState.PAUSED:
+                break
+            await on_pause()
+            await self._control.report_paused()
+            self._running_reported = False
+            await self._control.wait_for_target_change(TargetState.PAUSED, self.PAUSE_WAIT_S)
+            on_resume()
+        if not self._running_reported:
+            await self._control.report_running()
+            self._running_reported = True
+        return True

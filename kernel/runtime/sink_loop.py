@@ -19,10 +19,9 @@ from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
-from kconnect.herder.model import TargetState
 from kconnect.plugin_host import PluginHost, _import_class
 from kconnect.records import Headers, SinkRecord, TimestampType
-from kconnect.runtime.control import TaskControl
+from kconnect.runtime.control import TargetFollower, TaskControl
 from kconnect.runtime.kafka_clients import consumer_kwargs
 from kconnect.runtime.task_context import LoopSinkTaskContext
 from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
@@ -84,7 +83,7 @@ class SinkLoop:
         #: Next offset to read per partition: what is safe to commit once `put` data is flushed.
         self.current: dict[TopicPartition, int] = {}
         self.committed: dict[TopicPartition, int] = {}
-        self.topics_seen: set[str] = set()
+        self.topics = ActiveTopics(control)
         self.records_put = 0
 
     async def run(self) -> None:
@@ -119,22 +118,8 @@ class SinkLoop:
 
     async def _deliver(self) -> None:
         next_commit = time.monotonic() + self.flush_interval_s
-        running_reported = False
-        while True:
-            target = self.control.target
-            if target is TargetState.STOPPED:
-                return
-            if target is TargetState.PAUSED:
-                await self.commit()
-                self.consumer.pause(*self.consumer.assignment())
-                await self.control.report_paused()
-                running_reported = False
-                await self.control.wait_for_target_change(TargetState.PAUSED, 3600)
-                self.consumer.resume(*self.consumer.assignment())
-                continue
-            if not running_reported:
-                await self.control.report_running()
-                running_reported = True
+        follower = TargetFollower(self.control)
+        while await follower.proceed(self._pause, self._resume):
             self._apply_context_requests()
             batches = await self.consumer.getmany(timeout_ms=200)
             for tp, messages in batches.items():
@@ -142,6 +127,14 @@ class SinkLoop:
             if time.monotonic() >= next_commit or self.context.commit_requested:
                 await self.commit()
                 next_commit = time.monotonic() + self.flush_interval_s
+
+    async def _pause(self) -> None:
+        """Commit what was delivered, then stop fetching (the consumer keeps its group membership)."""
+        await self.commit()
+        self.consumer.pause(*self.consumer.assignment())
+
+    def _resume(self) -> None:
+        self.consumer.resume(*self.consumer.assignment())
 
     def _apply_context_requests(self) -> None:
         ctx = self.context
@@ -157,8 +150,7 @@ class SinkLoop:
             ctx.to_resume.clear()
 
     async def _put(self, tp: TopicPartition, messages: list[ConsumerRecord[bytes, bytes]]) -> None:
-        if tp.topic not in self.topics_seen:
-            self.topics_seen.add(tp.topic)
+        if self.topics.is_new(tp.topic):
             await self.control.topic_used(tp.topic)
         records: list[SinkRecord] = []
         for message in messages:

@@ -22,7 +22,7 @@ from kconnect.herder.model import TargetState
 from kconnect.plugin_host import PluginHost
 from kconnect.records import SourceRecord
 from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord
-from kconnect.runtime.control import TaskControl
+from kconnect.runtime.control import TargetFollower, TaskControl
 from kconnect.runtime.kafka_clients import producer_kwargs
 from kconnect.runtime.submitted_records import SubmittedRecords
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
@@ -57,7 +57,7 @@ class SourceLoop:
         self.tolerate_errors = spec.connector_config.get("errors.tolerance", "none").strip().lower() == "all"
         self.producer: AIOKafkaProducer | None = None
         self.sender: BatchSender | None = None
-        self.topics_seen: set[str] = set()
+        self.topics = ActiveTopics(control)
         self.send_error: BaseException | None = None
         self.records_sent = 0
 
@@ -83,25 +83,13 @@ class SourceLoop:
 
     async def _move_records(self) -> None:
         next_commit = time.monotonic() + self.flush_interval_s
-        running_reported = False
-        while True:
-            target = self.control.target
-            if target is TargetState.STOPPED:
-                return
-            if target is TargetState.PAUSED:
-                await self._commit()
-                await self.control.report_paused()
-                running_reported = False
-                await self.control.wait_for_target_change(TargetState.PAUSED, 3600)
-                continue
-            if not running_reported:
-                await self.control.report_running()
-                running_reported = True
+        follower = TargetFollower(self.control)
+        while await follower.proceed(self._commit):
             records = await asyncio.to_thread(self.task.poll)
             if records:
                 await self._send_all(records)
             else:
-                await self.control.wait_for_target_change(target, IDLE_BACKOFF_S)
+                await self.control.wait_for_target_change(TargetState.STARTED, IDLE_BACKOFF_S)
             self._raise_send_error()
             if time.monotonic() >= next_commit:
                 await self._commit()
@@ -138,8 +126,7 @@ class SourceLoop:
                     (submitted, original),
                 )
             )
-            if record.topic not in self.topics_seen:
-                self.topics_seen.add(record.topic)
+            if self.topics.is_new(record.topic):
                 await self.control.topic_used(record.topic)
         assert self.sender is not None
         await self.sender.send(outgoing)
