@@ -23,22 +23,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
+from file_pipeline import count_lines, free_port, write_pipeline_files  # noqa: E402
 from kafka_broker import KafkaBroker, java_connect_command  # noqa: E402
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _count_lines(path: Path) -> int:
-    if not path.exists():
-        return 0
-    with path.open("rb") as f:
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
 
 
 def run_engine(
@@ -49,26 +35,8 @@ def run_engine(
     out.mkdir(parents=True, exist_ok=True)
     sink = out / "sink.txt"
     topic = f"bench-{engine}-{int(time.time() * 1000)}"
-    port = _free_port()
-    worker = out / "worker.properties"
-    worker.write_text(
-        f"bootstrap.servers={broker.bootstrap_servers}\n"
-        "key.converter=org.apache.kafka.connect.json.JsonConverter\n"
-        "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
-        "key.converter.schemas.enable=true\nvalue.converter.schemas.enable=true\n"
-        f"offset.storage.file.filename={out / 'connect.offsets'}\n"
-        "offset.flush.interval.ms=10000\n"
-        f"listeners=http://127.0.0.1:{port}\n"
-    )
-    src = out / "source.properties"
-    src.write_text(
-        "name=bench-source\nconnector.class=org.apache.kafka.connect.file.FileStreamSourceConnector\n"
-        f"tasks.max=1\nfile={source}\ntopic={topic}\nbatch.size=2000\n"
-    )
-    snk = out / "sink.properties"
-    snk.write_text(
-        "name=bench-sink\nconnector.class=org.apache.kafka.connect.file.FileStreamSinkConnector\n"
-        f"tasks.max=1\nfile={sink}\ntopics={topic}\n"
+    worker, src, snk = write_pipeline_files(
+        out, bootstrap=broker.bootstrap_servers, rest_port=free_port(), source=source, sink=sink, topic=topic
     )
     if engine == "kconnect":
         command = [
@@ -91,7 +59,7 @@ def run_engine(
     last_print = 0.0
     try:
         while True:
-            done = _count_lines(sink)
+            done = count_lines(sink)
             now = time.monotonic()
             if done and first is None:
                 first = now

@@ -19,17 +19,10 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from file_pipeline import count_lines, free_port, write_pipeline_files
 from kafka_broker import KafkaBroker
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _status(url: str) -> str:
@@ -40,13 +33,6 @@ def _status(url: str) -> str:
         return f"{body['name']}: connector {body['connector']['state']}, tasks {tasks or '-'}"
     except Exception:
         return "starting"
-
-
-def _lines(path: Path) -> int:
-    if not path.exists():
-        return 0
-    with path.open("rb") as f:
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
 
 
 def main() -> int:
@@ -70,31 +56,17 @@ def main() -> int:
     print("==> starting Apache Kafka (KRaft, single node)")
     with KafkaBroker() as broker:
         print(f"    broker at {broker.bootstrap_servers}")
-        port = _free_port()
+        port = free_port()
         topic = f"quickstart-{int(time.time())}"
-        (out / "worker.properties").write_text(
-            f"bootstrap.servers={broker.bootstrap_servers}\n"
-            "key.converter=org.apache.kafka.connect.json.JsonConverter\n"
-            "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
-            "key.converter.schemas.enable=true\nvalue.converter.schemas.enable=true\n"
-            f"offset.storage.file.filename={out / 'connect.offsets'}\n"
-            "offset.flush.interval.ms=10000\n"
-            f"listeners=http://127.0.0.1:{port}\n"
-        )
-        (out / "file-source.properties").write_text(
-            f"name=local-file-source\nconnector.class=FileStreamSource\ntasks.max=1\nfile={source}\ntopic={topic}\n"
-        )
-        (out / "file-sink.properties").write_text(
-            f"name=local-file-sink\nconnector.class=FileStreamSink\ntasks.max=1\nfile={sink}\ntopics={topic}\n"
+        files = write_pipeline_files(
+            out, bootstrap=broker.bootstrap_servers, rest_port=port, source=source, sink=sink, topic=topic
         )
         command = [
             sys.executable,
             "-m",
             "kconnect.cli",
             "standalone",
-            str(out / "worker.properties"),
-            str(out / "file-source.properties"),
-            str(out / "file-sink.properties"),
+            *map(str, files),
         ]
         print(
             "==> starting kconnect:",
@@ -106,7 +78,7 @@ def main() -> int:
         try:
             last = -1
             while True:
-                done = _lines(sink)
+                done = count_lines(sink)
                 elapsed = time.monotonic() - started
                 if done != last:
                     state = _status(f"http://127.0.0.1:{port}/connectors/local-file-sink/status")

@@ -1,0 +1,54 @@
+"""The file source -> Kafka -> file sink pipeline's files, shared by the quickstart and the benchmark."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+
+def free_port() -> int:
+    """A free loopback TCP port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def count_lines(path: Path) -> int:
+    """Newlines in a file, read in 1 MiB chunks (0 when it does not exist yet)."""
+    if not path.exists():
+        return 0
+    with path.open("rb") as f:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+
+
+def write_pipeline_files(
+    out: Path, *, bootstrap: str, rest_port: int, source: Path, sink: Path, topic: str
+) -> tuple[Path, Path, Path]:
+    """Write the worker and the two connector files (Kafka's keys and sample settings) into `out`.
+
+    The connectors use Java's class names, so the same files run under Java Kafka Connect.
+    """
+    worker = out / "worker.properties"
+    worker.write_text(
+        f"bootstrap.servers={bootstrap}\n"
+        "key.converter=org.apache.kafka.connect.json.JsonConverter\n"
+        "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
+        "key.converter.schemas.enable=true\n"
+        "value.converter.schemas.enable=true\n"
+        f"offset.storage.file.filename={out / 'connect.offsets'}\n"
+        "offset.flush.interval.ms=10000\n"
+        f"listeners=http://127.0.0.1:{rest_port}\n"
+    )
+    source_file = out / "file-source.properties"
+    source_file.write_text(
+        "name=local-file-source\n"
+        "connector.class=org.apache.kafka.connect.file.FileStreamSourceConnector\n"
+        f"tasks.max=1\nfile={source}\ntopic={topic}\n"
+    )
+    sink_file = out / "file-sink.properties"
+    sink_file.write_text(
+        "name=local-file-sink\n"
+        "connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector\n"
+        f"tasks.max=1\nfile={sink}\ntopics={topic}\n"
+    )
+    return worker, source_file, sink_file
