@@ -107,6 +107,11 @@ class Executor(Protocol):
         """Stop a task gracefully (its offsets committed); forced after `timeout_s`."""
         ...
 
+    def reset_active_topics(self, connector: str) -> None:
+        """The connector's active topics were reset (KIP-558): its running tasks report each topic
+        again on its next use (`TaskListener.on_topic_used`)."""
+        ...
+
     async def stop(self) -> None:
         """Stop every task gracefully, then release the executor's resources."""
         ...

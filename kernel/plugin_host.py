@@ -41,6 +41,18 @@ class PluginType(str, Enum):
     REST_EXTENSION = "rest_extension"
 
 
+_INTERFACE_NAMES = {
+    PluginType.SOURCE: "Connector",
+    PluginType.SINK: "Connector",
+    PluginType.CONVERTER: "Converter",
+    PluginType.HEADER_CONVERTER: "HeaderConverter",
+    PluginType.TRANSFORMATION: "Transformation",
+    PluginType.PREDICATE: "Predicate",
+    PluginType.REST_EXTENSION: "ConnectRestExtension",
+}
+"""Kafka's interface name per kind, for the text of a plugin that cannot be found (Plugins.java)."""
+
+
 @dataclass(frozen=True)
 class PluginDesc:
     """One registered plugin class and the names it answers to."""
@@ -200,7 +212,7 @@ class PluginHost:
             registry = PluginRegistry("import", kind or _fixed(types[0] if types else PluginType.CONVERTER))
             registry.add(imported)
             return registry.plugins[0]
-        kinds = " or ".join(t.value for t in types) or "plugin"
+        kinds = " or ".join(dict.fromkeys(_INTERFACE_NAMES[t] for t in types)) or "a plugin"
         raise PluginError(f"Failed to find any class that implements {kinds} and which name matches {name}")
 
     def connector(self, name: str) -> PluginDesc:

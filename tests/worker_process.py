@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -136,8 +137,8 @@ class WorkerProcess:
         raise AssertionError(f"timed out waiting for {what}\n--- worker log ---\n{self.log_tail()}")
 
     def status(self, connector: str) -> dict[str, Any]:
-        """The connector's status JSON."""
-        response = self.get(f"/connectors/{connector}/status")
+        """The connector's status JSON (the name URL-encoded, so any name works)."""
+        response = self.get(f"/connectors/{quote(connector, safe='')}/status")
         response.raise_for_status()
         return dict(response.json())
 

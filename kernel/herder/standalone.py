@@ -401,8 +401,9 @@ class StandaloneHerder:
         return self._status_store.topics(name)
 
     async def reset_active_topics(self, name: str) -> None:
-        """Forget the connector's active topics."""
+        """Forget the connector's active topics; its running tasks report them again on their next use."""
         self._status_store.reset_topics(name)
+        self._executor.reset_active_topics(name)
 
     # --- plugins and validation --------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.plugin_host import PluginHost, _import_class
 from kconnect.records import Headers, SinkRecord, TimestampType
-from kconnect.runtime.control import TargetFollower, TaskControl
+from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.kafka_clients import consumer_kwargs
 from kconnect.runtime.task_context import LoopSinkTaskContext
 from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins

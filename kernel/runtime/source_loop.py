@@ -22,7 +22,7 @@ from kconnect.herder.model import TargetState
 from kconnect.plugin_host import PluginHost
 from kconnect.records import SourceRecord
 from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord
-from kconnect.runtime.control import TargetFollower, TaskControl
+from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.kafka_clients import producer_kwargs
 from kconnect.runtime.submitted_records import SubmittedRecords
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext

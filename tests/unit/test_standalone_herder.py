@@ -104,6 +104,9 @@ class RecordingExecutor:
         gen = self.specs[task].generation
         (self.listener.on_paused if state is TargetState.PAUSED else self.listener.on_running)(task, gen)
 
+    def reset_active_topics(self, connector: str) -> None:
+        self.calls.append(("reset_topics", connector))
+
     async def stop_task(self, task: ConnectorTaskId, timeout_s: float) -> None:
         assert self.listener is not None
         self.calls.append(("stop", task))
@@ -315,12 +318,13 @@ async def test_source_offsets_only_while_stopped(herder: Any) -> None:
 
 
 async def test_active_topics_and_cluster_id(herder: Any) -> None:
-    h, _ = herder
+    h, executor = herder
     h.on_topic_used(T0, "b")
     h.on_topic_used(T0, "a")
     assert await h.active_topics(NAME) == ["a", "b"]
     await h.reset_active_topics(NAME)
     assert await h.active_topics(NAME) == []
+    assert executor.calls[-1] == ("reset_topics", NAME)  # running tasks report their topics again
     assert await h.kafka_cluster_id() == "cluster-1"
 
 

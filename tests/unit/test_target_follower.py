@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kconnect.herder.model import TargetState
-from kconnect.runtime.control import TargetFollower
+from kconnect.runtime.control import ActiveTopics, TargetFollower
 
 
 class MemoryControl:
@@ -15,6 +15,7 @@ class MemoryControl:
         self.target = TargetState.STARTED
         self.reports: list[str] = []
         self.changed = asyncio.Event()
+        self.topics_reset_count = 0
 
     def set(self, state: TargetState) -> None:
         self.target = state
@@ -85,3 +86,11 @@ async def test_stop_while_paused_ends_the_loop() -> None:
 
 async def _noop() -> None:
     return None
+
+
+def test_active_topics_reports_each_topic_once_until_the_worker_resets_them() -> None:
+    control = MemoryControl()
+    topics = ActiveTopics(control)
+    assert [topics.is_new(t) for t in ("a", "a", "b", "a")] == [True, False, True, False]
+    control.topics_reset_count += 1  # PUT /connectors/{c}/topics/reset
+    assert [topics.is_new(t) for t in ("b", "b", "a")] == [True, False, True]

@@ -59,6 +59,10 @@ class FileStreamSinkConnector(SinkConnector):
     def stop(self) -> None:
         """Nothing to release."""
 
+    def alter_offsets(self, config: Mapping[str, str], offsets: Mapping[Any, Any]) -> bool:
+        """Accept any KIP-875 alter or reset: the file holds no offsets of its own (as Kafka's sink)."""
+        return True
+
 
 class FileStreamSinkTask(SinkTask):
     """Writes values as lines; each batch is flushed to the OS when `put` returns."""

@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Mapping
-from typing import IO, ClassVar
+from typing import IO, Any, ClassVar
 
 from kconnect import ConfigDef, SourceConnector, SourceRecord, SourceTask
 from kconnect.config import ConfigType, Importance, NonEmptyString
 from kconnect.data.schema import STRING_SCHEMA
+from kconnect.errors import ConnectError
 
 from kconnect_file.version import VERSION
 
@@ -22,6 +23,8 @@ log = logging.getLogger(__name__)
 
 FILE_CONFIG = "file"
 TOPIC_CONFIG = "topic"
+FILENAME_FIELD = "filename"
+POSITION_FIELD = "position"
 BATCH_SIZE_CONFIG = "batch.size"
 DEFAULT_BATCH_SIZE = 2000
 READ_CHUNK = 1 << 20
@@ -79,6 +82,42 @@ class FileStreamSourceConnector(SourceConnector):
     def stop(self) -> None:
         """Nothing to release."""
 
+    def alter_offsets(self, config: Mapping[str, str], offsets: Mapping[Any, Any]) -> bool:
+        """Accept offsets ``{"filename": ...}`` -> ``{"position": <int >= 0>}``, as Kafka's connector checks.
+
+        Called by the herder for a KIP-875 alter or reset of the STOPPED connector; raises
+        ConnectError (Kafka's texts) for a config reading stdin or a malformed offset. Tombstones
+        are always accepted, so stale partitions can be cleaned up.
+        """
+        filename = self.config_def.parse(config)[FILE_CONFIG]
+        if not filename:
+            raise ConnectError(
+                f"Offsets cannot be modified if the '{FILE_CONFIG}' configuration is unspecified. "
+                "This is because stdin is used for input and offsets are not tracked."
+            )
+        for partition, offset in offsets.items():
+            if offset is None:
+                continue
+            if POSITION_FIELD not in offset:
+                raise ConnectError(
+                    f"Offset objects should either be null or contain the key '{POSITION_FIELD}'"
+                )
+            position = offset[POSITION_FIELD]
+            if not isinstance(position, int) or isinstance(position, bool):
+                raise ConnectError(
+                    f"The value for the '{POSITION_FIELD}' key in the offset is expected to be a Long value"
+                )
+            if position < 0:
+                raise ConnectError(
+                    f"The value for the '{POSITION_FIELD}' key in the offset should be a non-negative value"
+                )
+            if partition is None:
+                raise ConnectError("Partition objects cannot be null")
+            if FILENAME_FIELD not in partition:
+                raise ConnectError(f"Partition objects should contain the key '{FILENAME_FIELD}'")
+        # The task checks on start-up whether the position fits the configured file.
+        return True
+
 
 class FileStreamSourceTask(SourceTask):
     """Reads complete lines from the file, resuming at the committed byte position."""
@@ -98,9 +137,9 @@ class FileStreamSourceTask(SourceTask):
         self.buffer = b""
         self.position = 0
         if self.filename:
-            committed = self.context.offset_storage_reader.offset({"filename": self.filename})
+            committed = self.context.offset_storage_reader.offset({FILENAME_FIELD: self.filename})
             if committed is not None:
-                position = committed.get("position")
+                position = committed.get(POSITION_FIELD)
                 if not isinstance(position, int):
                     raise ValueError(f"Offset position is the incorrect type: {position!r}")
                 self.position = position
@@ -130,7 +169,7 @@ class FileStreamSourceTask(SourceTask):
         if stream is None:
             return None
         records: list[SourceRecord] = []
-        partition = {"filename": self.filename} if self.filename else None
+        partition = {FILENAME_FIELD: self.filename} if self.filename else None
         while len(records) < self.batch_size:
             newline = self.buffer.find(b"\n")
             if newline < 0:
@@ -149,7 +188,7 @@ class FileStreamSourceTask(SourceTask):
                     value_schema=STRING_SCHEMA,
                     value=line.decode("utf-8", errors="replace"),
                     source_partition=partition,
-                    source_offset={"position": self.position} if partition else None,
+                    source_offset={POSITION_FIELD: self.position} if partition else None,
                 )
             )
         return records or None

@@ -39,8 +39,15 @@ class TaskRun:
 
     def send_target(self) -> None:
         """Push the current target state to the task, if it is connected."""
+        self._send({"type": "target", "state": self.target.value})
+
+    def send_topics_reset(self) -> None:
+        """Tell the task its connector's active topics were reset, so it reports them again."""
+        self._send({"type": "topics_reset"})
+
+    def _send(self, message: dict[str, Any]) -> None:
         if self.writer is not None and not self.writer.is_closing():
-            self.writer.write(encode({"type": "target", "state": self.target.value}))
+            self.writer.write(encode(message))
 
 
 class ControlServer:

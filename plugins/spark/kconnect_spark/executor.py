@@ -128,6 +128,12 @@ class SparkExecutor:
             run.target = state
             run.send_target()
 
+    def reset_active_topics(self, connector: str) -> None:
+        """Have the connector's connected tasks report their topics again (KIP-558 reset)."""
+        for task, run in self._runs.items():
+            if task.connector == connector:
+                run.send_topics_reset()
+
     async def stop_task(self, task: ConnectorTaskId, timeout_s: float) -> None:
         """Ask the task to stop; cancel its Spark job if it has not ended after `timeout_s`."""
         run = self._runs.get(task)

@@ -46,11 +46,17 @@ class SocketTaskControl:
         self._changed = asyncio.Event()
         self._replies: dict[int, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
+        self._topics_resets = 0
 
     @property
     def target(self) -> TargetState:
         """The target state the worker last sent."""
         return self._target
+
+    @property
+    def topics_reset_count(self) -> int:
+        """How many ``topics_reset`` messages the worker sent during this run."""
+        return self._topics_resets
 
     async def read_loop(self) -> None:
         """Apply target changes and replies until the worker goes away (then: stop the task)."""
@@ -58,6 +64,8 @@ class SocketTaskControl:
             while (message := await read_message(self._reader)) is not None:
                 if message["type"] == "target":
                     self._set_target(TargetState(message["state"]))
+                elif message["type"] == "topics_reset":
+                    self._topics_resets += 1
                 elif message["type"] == "reply":
                     future = self._replies.pop(int(message["id"]), None)
                     if future is not None and not future.done():
