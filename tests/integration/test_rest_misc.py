@@ -142,25 +142,18 @@ def test_every_error_is_json_error_code_and_message(rest_worker: WorkerProcess) 
 # --- a worker with basic auth and no topic-tracking reset ------------------------------------------------
 
 
+def _add_user(credentials: Path, user: str, password: str) -> None:
+    """Add a user to the credentials file with the plugin's own CLI, as an operator would."""
+    command = [sys.executable, "-m", "kconnect_basic_auth", "add-user", str(credentials), user]
+    command.append("--password-stdin")
+    subprocess.run(command, input=f"{password}\n", text=True, check=True, capture_output=True)
+
+
 @pytest.fixture(scope="module")
 def auth_worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Any:
     workdir = tmp_path_factory.mktemp("auth-worker")
     credentials = workdir / "credentials"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kconnect_basic_auth",
-            "add-user",
-            str(credentials),
-            "alice",
-            "--password-stdin",
-        ],
-        input="s3cret\n",
-        text=True,
-        check=True,
-        capture_output=True,
-    )
+    _add_user(credentials, "alice", "s3cret")
     worker = WorkerProcess(
         workdir,
         {
@@ -230,19 +223,5 @@ def test_credentials_added_while_running_work_without_restart(
     credentials = Path(
         auth_worker.worker_file.read_text().split("rest.basic.auth.credentials.file=")[1].split()[0]
     )
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kconnect_basic_auth",
-            "add-user",
-            str(credentials),
-            "bob",
-            "--password-stdin",
-        ],
-        input="hunter2\n",
-        text=True,
-        check=True,
-        capture_output=True,
-    )
+    _add_user(credentials, "bob", "hunter2")
     assert auth_worker.get("/connectors", headers=_basic("bob", "hunter2")).status_code == 200
