@@ -42,7 +42,7 @@ def run_engine(
         command = [
             sys.executable,
             "-m",
-            "kconnect.cli",
+            "kconnect_rest.cli",
             "--log-level",
             "WARNING",
             "standalone",

@@ -64,7 +64,7 @@ def main() -> int:
         command = [
             sys.executable,
             "-m",
-            "kconnect.cli",
+            "kconnect_rest.cli",
             "standalone",
             *map(str, files),
         ]

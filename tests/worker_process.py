@@ -71,7 +71,7 @@ class WorkerProcess:
         command = [
             sys.executable,
             "-m",
-            "kconnect.cli",
+            "kconnect_rest.cli",
             "standalone",
             str(self.worker_file),
             *map(str, self.connector_files),

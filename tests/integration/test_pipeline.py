@@ -181,7 +181,7 @@ def test_bad_worker_file_is_one_line_error_without_traceback(tmp_path: Path) -> 
     import sys
 
     missing = subprocess.run(
-        [sys.executable, "-m", "kconnect.cli", "standalone", str(tmp_path / "nope.properties")],
+        [sys.executable, "-m", "kconnect_rest.cli", "standalone", str(tmp_path / "nope.properties")],
         capture_output=True,
         text=True,
         timeout=60,
@@ -197,7 +197,7 @@ def test_bad_worker_file_is_one_line_error_without_traceback(tmp_path: Path) -> 
         tmp_path / "w.properties", {"bootstrap.servers": "127.0.0.1:1", "offset.flush.interval.ms": "soon"}
     )
     bad = subprocess.run(
-        [sys.executable, "-m", "kconnect.cli", "standalone", str(worker)],
+        [sys.executable, "-m", "kconnect_rest.cli", "standalone", str(worker)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -216,7 +216,7 @@ def test_bad_worker_file_is_one_line_error_without_traceback(tmp_path: Path) -> 
         },
     )
     no_name = subprocess.run(
-        [sys.executable, "-m", "kconnect.cli", "standalone", str(worker_ok), str(connector)],
+        [sys.executable, "-m", "kconnect_rest.cli", "standalone", str(worker_ok), str(connector)],
         capture_output=True,
         text=True,
         timeout=60,

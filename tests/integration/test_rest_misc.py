@@ -31,21 +31,21 @@ def test_loggers_list_get_and_set(rest_worker: WorkerProcess) -> None:
     assert before.status_code == 200
     rx.assert_logger_level(before.json())
 
-    changed = rest_worker.request("PUT", "/admin/loggers/kconnect.rest", {"level": "debug"})
+    changed = rest_worker.request("PUT", "/admin/loggers/kconnect_rest", {"level": "debug"})
     assert changed.status_code == 200, changed.text
-    assert "kconnect.rest" in changed.json() and changed.json() == sorted(changed.json())
-    after = rest_worker.get("/admin/loggers/kconnect.rest").json()
+    assert "kconnect_rest" in changed.json() and changed.json() == sorted(changed.json())
+    after = rest_worker.get("/admin/loggers/kconnect_rest").json()
     rx.assert_logger_level(after, "DEBUG")
     assert isinstance(after["last_modified"], int)
-    assert rest_worker.get("/admin/loggers").json()["kconnect.rest"]["level"] == "DEBUG"
+    assert rest_worker.get("/admin/loggers").json()["kconnect_rest"]["level"] == "DEBUG"
 
-    cluster = rest_worker.request("PUT", "/admin/loggers/kconnect.rest?scope=cluster", {"level": "INFO"})
+    cluster = rest_worker.request("PUT", "/admin/loggers/kconnect_rest?scope=cluster", {"level": "INFO"})
     rx.assert_empty(cluster, 204)
-    rx.assert_logger_level(rest_worker.get("/admin/loggers/kconnect.rest").json(), "INFO")
+    rx.assert_logger_level(rest_worker.get("/admin/loggers/kconnect_rest").json(), "INFO")
 
-    invalid = rest_worker.request("PUT", "/admin/loggers/kconnect.rest", {"level": "LOUD"})
+    invalid = rest_worker.request("PUT", "/admin/loggers/kconnect_rest", {"level": "LOUD"})
     rx.assert_error(invalid, 404, rx.invalid_log_level("LOUD"))
-    missing = rest_worker.request("PUT", "/admin/loggers/kconnect.rest", {})
+    missing = rest_worker.request("PUT", "/admin/loggers/kconnect_rest", {})
     rx.assert_error(missing, 400, rx.LEVEL_MISSING)
     rx.assert_error(
         rest_worker.get("/admin/loggers/no.such.logger"), 404, rx.logger_not_found("no.such.logger")

@@ -1,0 +1,47 @@
+"""Errors the kernel raises.
+
+Kernel errors know nothing of HTTP: the REST layer maps each class to a status code in one place
+(`kconnect_rest.errors`). Plugin authors raise `ConnectError` (or `DataError` / `RetriableError`).
+"""
+
+from __future__ import annotations
+
+
+class ConnectError(Exception):
+    """Base class of every error kconnect or a plugin raises on purpose."""
+
+
+class DataError(ConnectError):
+    """A value does not match its schema, or bytes cannot be converted (Kafka's DataException)."""
+
+
+class SchemaBuilderError(DataError):
+    """A schema was built inconsistently (Kafka's SchemaBuilderException)."""
+
+
+class RetriableError(ConnectError):
+    """A transient failure: the framework retries the operation instead of failing the task."""
+
+
+class IllegalWorkerStateError(ConnectError):
+    """An operation was asked of a worker component in a state that does not allow it."""
+
+
+class NotFoundError(ConnectError):
+    """A named connector, task, plugin or logger does not exist."""
+
+
+class AlreadyExistsError(ConnectError):
+    """A connector with that name already exists."""
+
+
+class BadRequestError(ConnectError):
+    """The request itself is wrong (bad config, bad offsets body, wrong state for the operation)."""
+
+
+class ConflictError(ConnectError):
+    """The request cannot be served right now (herder busy, rebalance); the caller should retry."""
+
+
+class PluginError(ConnectError):
+    """A plugin could not be found, loaded or instantiated."""

@@ -1,0 +1,174 @@
+"""The source task loop: poll → transforms → converters → produce → commit acknowledged offsets.
+
+`SourceLoop` runs one task; executors start it through `kconnect.runtime.runner.run_task`
+(inside a Spark task, with the Spark executor). It returns when the worker sets the target
+state to STOPPED; it raises if the task fails, and the executor reports the traceback.
+
+Commit rule (at-least-once, nothing lost): a source offset is sent to the worker's offset store
+only after Kafka acknowledged that record and every earlier record of its source partition, every
+``offset.flush.interval.ms`` and on every pause and clean stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from aiokafka import AIOKafkaProducer
+
+from kconnect.executor import TaskSpec
+from kconnect.herder.model import TargetState
+from kconnect.plugin_host import PluginHost
+from kconnect.records import SourceRecord
+from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord
+from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
+from kconnect.runtime.kafka_clients import producer_kwargs
+from kconnect.runtime.submitted_records import SubmittedRecords
+from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
+from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
+from kconnect.task import SourceTask
+
+log = logging.getLogger(__name__)
+
+#: How long to wait before polling again when `poll` returned nothing.
+IDLE_BACKOFF_S = 0.05
+
+
+def _load_task(host: PluginHost, class_path: str) -> SourceTask:
+    from kconnect.plugin_host import _import_class
+
+    cls = _import_class(class_path)
+    if cls is None or not (isinstance(cls, type) and issubclass(cls, SourceTask)):
+        raise TypeError(f"task.class {class_path} is not an importable SourceTask")
+    return cls()
+
+
+class SourceLoop:
+    """Runs one source task until it is stopped; one instance per task run."""
+
+    def __init__(self, spec: TaskSpec, control: TaskControl, host: PluginHost) -> None:
+        self.spec = spec
+        self.control = control
+        self.plugins: TaskPlugins = build_task_plugins(host, spec.worker, spec.connector_config)
+        self.task = _load_task(host, spec.task_class)
+        self.submitted = SubmittedRecords()
+        self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
+        self.tolerate_errors = spec.connector_config.get("errors.tolerance", "none").strip().lower() == "all"
+        self.producer: AIOKafkaProducer | None = None
+        self.sender: BatchSender | None = None
+        self.topics = ActiveTopics(control)
+        self.send_error: BaseException | None = None
+        self.records_sent = 0
+
+    async def run(self) -> None:
+        """Start the task, move records until STOPPED, then commit and stop everything."""
+        loop = asyncio.get_running_loop()
+        context = LoopSourceTaskContext(self.spec.task_config, ControlOffsetReader(self.control, loop))
+        self.task.initialize(context)
+        self.producer = AIOKafkaProducer(**producer_kwargs(self.spec.worker, self.spec.connector_config))
+        await self.producer.start()
+        self.sender = BatchSender(self.producer, self._on_ack, self._on_send_error)
+        try:
+            await asyncio.to_thread(self.task.start, self.spec.task_config)
+            try:
+                await self._move_records()
+            finally:
+                await self._commit()
+                await asyncio.to_thread(self.task.stop)
+        finally:
+            self.plugins.close()
+            await self.producer.stop()
+        log.info("Source task %s stopped after sending %d records", self.spec.id, self.records_sent)
+
+    async def _move_records(self) -> None:
+        next_commit = time.monotonic() + self.flush_interval_s
+        follower = TargetFollower(self.control)
+        while await follower.proceed(self._commit):
+            records = await asyncio.to_thread(self.task.poll)
+            if records:
+                await self._send_all(records)
+            else:
+                await self.control.wait_for_target_change(TargetState.STARTED, IDLE_BACKOFF_S)
+            self._raise_send_error()
+            if time.monotonic() >= next_commit:
+                await self._commit()
+                next_commit = time.monotonic() + self.flush_interval_s
+
+    async def _send_all(self, records: list[SourceRecord]) -> None:
+        """Transform and convert a poll's records, then send them in per-partition batches."""
+        outgoing: list[OutgoingRecord] = []
+        for original in records:
+            record = self.plugins.transform(original)
+            if record is None:
+                continue
+            assert isinstance(record, SourceRecord)
+            try:
+                key, value, headers = self._convert(record)
+            except Exception:
+                if not self.tolerate_errors:
+                    raise
+                log.warning(
+                    "Skipping a record of %s that failed conversion (errors.tolerance=all)",
+                    self.spec.id,
+                    exc_info=True,
+                )
+                continue
+            submitted = self.submitted.submit(original.source_partition, original.source_offset)
+            outgoing.append(
+                OutgoingRecord(
+                    record.topic,
+                    record.kafka_partition,
+                    key,
+                    value,
+                    record.timestamp,
+                    headers,
+                    (submitted, original),
+                )
+            )
+            if self.topics.is_new(record.topic):
+                await self.control.topic_used(record.topic)
+        assert self.sender is not None
+        await self.sender.send(outgoing)
+        self.records_sent += len(outgoing)
+
+    def _convert(self, record: SourceRecord) -> tuple[bytes | None, bytes | None, list[tuple[str, bytes]]]:
+        topic = record.topic
+        headers = record.headers
+        key = self.plugins.key_converter.from_connect_data(topic, record.key_schema, record.key, headers)
+        value = self.plugins.value_converter.from_connect_data(
+            topic, record.value_schema, record.value, headers
+        )
+        wire_headers: list[tuple[str, bytes]] = []
+        if len(headers):
+            convert = self.plugins.header_converter.from_connect_header
+            wire_headers = [(h.key, convert(topic, h.key, h.schema, h.value) or b"") for h in headers]
+        return key, value, wire_headers
+
+    def _on_ack(self, outgoing: OutgoingRecord, metadata: Any) -> None:
+        submitted, record = outgoing.on_ack
+        self.submitted.ack(submitted)
+        try:
+            self.task.commit_record(record, metadata)
+        except Exception:
+            log.exception("commit_record of %s failed", self.spec.id)
+
+    def _on_send_error(self, error: BaseException) -> None:
+        self.send_error = self.send_error or error
+
+    def _raise_send_error(self) -> None:
+        if self.send_error is not None:
+            raise RuntimeError(
+                f"Kafka rejected a record of {self.spec.id}: {self.send_error!r}"
+            ) from self.send_error
+
+    async def _commit(self) -> None:
+        """Wait for in-flight sends, then store every acknowledged offset and tell the task."""
+        if self.producer is not None and self.submitted.pending:
+            await self.producer.flush()
+        self._raise_send_error()
+        offsets = self.submitted.committable()
+        if offsets:
+            await self.control.commit_source_offsets(offsets)
+            await asyncio.to_thread(self.task.commit)

@@ -1,0 +1,13 @@
+"""Kafka Connect's REST API for kconnect: litestar controllers over the herder, served by uvicorn.
+
+`create_app` builds the app for a herder; `RestServer` serves it on the worker's first listener in
+the worker's own event loop. REST extensions (Kafka's ConnectRestExtension) are litestar plugins
+returned by factories registered through the ``register_rest_extensions`` hook; see
+`kconnect_rest.extensions`.
+"""
+
+from kconnect_rest.app import create_app
+from kconnect_rest.extensions import ClusterState, RestExtensionFactory
+from kconnect_rest.server import RestServer
+
+__all__ = ["ClusterState", "RestExtensionFactory", "RestServer", "create_app"]

@@ -1,0 +1,107 @@
+"""Request bodies as Kafka reads them, and the checks Kafka's resources make before the herder.
+
+Kafka types config bodies as ``Map<String, String>``; Jackson turns JSON numbers and booleans into
+their text, so ``{"tasks.max": 1}`` is stored as ``"1"``. Objects and arrays are rejected (400 here;
+Kafka answers 500). A null value is accepted by the parser and refused afterwards with Kafka's text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeAlias
+
+import msgspec
+from kconnect.errors import BadRequestError
+from kconnect.herder import api
+from kconnect.herder.model import TargetState
+
+from kconnect_rest.wire import ConnectorOffset
+
+ConfigScalar: TypeAlias = str | int | float | bool | None
+"""A config value as a request may send it: JSON numbers and booleans become strings."""
+
+ConfigBody: TypeAlias = dict[str, ConfigScalar]
+"""A ``Map<String, String>`` request body."""
+
+NULL_VALUE_MESSAGE = "Null value can not be supplied as the configuration value."
+EMPTY_OFFSETS_MESSAGE = "Partitions / offsets need to be provided for an alter offsets request"
+
+_INITIAL_STATES = {
+    "RUNNING": TargetState.STARTED,
+    "PAUSED": TargetState.PAUSED,
+    "STOPPED": TargetState.STOPPED,
+}
+
+
+class CreateConnectorRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """`POST /connectors`: name, config and KIP-980's optional initial state (case-insensitive)."""
+
+    config: ConfigBody
+    name: str | None = None
+    initial_state: str | None = None
+
+
+class ConnectorOffsetsRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """`PATCH /connectors/{name}/offsets`: the partitions and offsets to write."""
+
+    offsets: list[ConnectorOffset] | None = None
+
+
+def _text(value: str | int | float | bool) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else str(value)
+
+
+def string_map(body: Mapping[str, ConfigScalar]) -> dict[str, str]:
+    """A config body as strings; BadRequestError with Kafka's text if any value is null."""
+    if any(value is None for value in body.values()):
+        raise BadRequestError(NULL_VALUE_MESSAGE)
+    return {key: _text(value) for key, value in body.items() if value is not None}
+
+
+def patch_map(body: Mapping[str, ConfigScalar]) -> dict[str, str | None]:
+    """A PATCH config body as strings; null stays null (it removes the key, KIP-477)."""
+    return {key: None if value is None else _text(value) for key, value in body.items()}
+
+
+def with_connector_name(config: Mapping[str, str], name: str) -> dict[str, str]:
+    """Kafka's `checkAndPutConnectorConfigName`: a differing ``name`` is a 400, a missing one is added."""
+    given = config.get("name")
+    if given is not None and given != name:
+        raise BadRequestError(
+            f"Connector name configuration ({given}) doesn't match connector name in the URL ({name})"
+        )
+    return {**config, "name": name}
+
+
+def initial_state(value: str | None) -> TargetState | None:
+    """KIP-980's ``initial_state`` (RUNNING, PAUSED or STOPPED in any case) as a target state."""
+    if value is None:
+        return None
+    state = _INITIAL_STATES.get(value.upper())
+    if state is None:
+        raise BadRequestError(
+            f"Invalid initial_state {value!r}: expected one of {', '.join(_INITIAL_STATES)}"
+        )
+    return state
+
+
+def offsets_to_alter(body: ConnectorOffsetsRequest) -> list[api.ConnectorOffset]:
+    """The offsets of an alter request; 400 when there are none (checked before the connector exists)."""
+    if not body.offsets:
+        raise BadRequestError(EMPTY_OFFSETS_MESSAGE)
+    # A null partition is passed on: the herder answers it with Kafka's per-connector-type text.
+    return [api.ConnectorOffset(partition=o.partition, offset=o.offset) for o in body.offsets]  # type: ignore[arg-type]
+
+
+def plugin_matches(included: str | None, plugin: str) -> None:
+    """Kafka's validate check: a ``connector.class`` in the body must end with the path's plugin name."""
+
+    def normalized(name: str) -> str:
+        return (
+            name[: -len("Connector")] if name.endswith("Connector") and len(name) > len("Connector") else name
+        )
+
+    if included is not None and not normalized(included).endswith(normalized(plugin)):
+        raise BadRequestError(f"Included connector type {included} does not match request type {plugin}")

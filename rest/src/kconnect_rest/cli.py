@@ -1,0 +1,68 @@
+"""The ``kconnect`` command: ``kconnect standalone WORKER.properties [CONNECTOR.properties|.json ...]``.
+
+Bad input (a missing file, a bad key, an invalid connector config) ends with one line on stderr
+naming the file, the key and the reason, and a non-zero exit status; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Sequence
+
+from kconnect import __version__
+from kconnect.errors import ConnectError
+
+log = logging.getLogger("kconnect")
+
+EXIT_BAD_INPUT = 2
+EXIT_FAILURE = 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kconnect",
+        description="Kafka Connect for Python: Kafka Connect's config files and REST API.",
+    )
+    parser.add_argument("--version", action="version", version=f"kconnect {__version__}")
+    parser.add_argument("--log-level", default="INFO", help="root log level (default INFO)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    standalone = commands.add_parser("standalone", help="run a standalone worker")
+    standalone.add_argument(
+        "worker_config", help="worker .properties file (Kafka's connect-standalone.properties)"
+    )
+    standalone.add_argument("connector_configs", nargs="*", help="connector .properties or .json files")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``kconnect`` command; returns the process exit status."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)",
+        stream=sys.stderr,
+    )
+    for noisy in ("aiokafka", "py4j", "uvicorn.access"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    from kconnect_rest.worker import StandaloneWorker
+
+    try:
+        worker = StandaloneWorker.from_files(args.worker_config, args.connector_configs)
+        asyncio.run(worker.run())
+    except ConnectError as exc:
+        print(f"kconnect: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 0
+    except Exception as exc:
+        log.debug("Unexpected error", exc_info=True)
+        print(f"kconnect: unexpected error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""Installed plugins, their config keys (KIP-769) and config validation (Kafka's ConnectorPluginsResource)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from kconnect.errors import NotFoundError, PluginError
+from litestar import Controller, get, put
+from litestar.params import Body, PathParameter, QueryParameter
+
+from kconnect_rest import bodies, wire
+from kconnect_rest.bodies import ConfigBody
+from kconnect_rest.dependencies import HerderDep
+from kconnect_rest.errors import error_responses
+
+PluginName = Annotated[str, PathParameter(description="Class name, Python path or alias")]
+
+
+class ConnectorPluginsController(Controller):
+    """`/connector-plugins`."""
+
+    path = "/connector-plugins"
+    tags = ["connector-plugins"]
+
+    @get("/", summary="Installed plugins", responses=error_responses(400))
+    async def list_plugins(
+        self,
+        herder: HerderDep,
+        connectors_only: Annotated[
+            bool,
+            QueryParameter(
+                name="connectorsOnly", description="false adds converters, transforms, predicates"
+            ),
+        ] = True,
+    ) -> list[wire.PluginInfo]:
+        """Sinks, then sources, then (``connectorsOnly=false``) the other kinds."""
+        infos = (wire.plugin_info(p) for p in herder.plugins(connectors_only=connectors_only))
+        return [info for info in infos if info is not None]
+
+    @get(
+        "/{plugin:str}/config",
+        summary="A plugin's config keys (KIP-769)",
+        responses=error_responses(400, 404),
+    )
+    async def plugin_config(
+        self,
+        herder: HerderDep,
+        plugin: PluginName,
+        version: Annotated[
+            str | None, QueryParameter(name="version", description="Accepted, not used")
+        ] = None,
+    ) -> list[wire.ConfigKeyInfo]:
+        """The plugin's own keys, then the framework's for connectors."""
+        try:
+            keys = herder.plugin_config(plugin)
+        except PluginError:
+            raise NotFoundError(f"Unknown plugin {plugin}.") from None
+        return [wire.config_key_info(key) for key in keys]
+
+    @put(
+        "/{plugin:str}/config/validate",
+        summary="Validate a connector config",
+        responses=error_responses(400, 404, 409, 413, 415, 500),
+    )
+    async def validate(
+        self,
+        herder: HerderDep,
+        plugin: PluginName,
+        data: Annotated[ConfigBody, Body(description="The config; must include connector.class")],
+    ) -> wire.ConfigInfos:
+        """200 with every key's definition, value and errors, even when the config is invalid."""
+        config = bodies.string_map(data)
+        bodies.plugin_matches(config.get("connector.class"), plugin)
+        return wire.config_infos(await herder.validate_connector_config(config))

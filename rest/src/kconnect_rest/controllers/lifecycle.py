@@ -1,0 +1,80 @@
+"""Pause, resume, stop and restart a connector (Kafka's ConnectorsResource, KIP-745, KIP-875)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from kconnect.herder.api import RestartRequest
+from litestar import Controller, Response, post, put
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import QueryParameter
+
+from kconnect_rest import wire
+from kconnect_rest.controllers.connectors import ConnectorName
+from kconnect_rest.dependencies import HerderDep
+from kconnect_rest.errors import error_responses
+
+ACCEPTED_EMPTY = ResponseSpec(
+    data_container=None, description="Accepted; empty body", generate_examples=False
+)
+NO_CONTENT = ResponseSpec(data_container=None, description="Restarted (no parameters given)")
+
+
+class LifecycleController(Controller):
+    """Target-state changes; each returns once recorded, status shows it when the tasks reach it."""
+
+    path = "/connectors/{connector:str}"
+    tags = ["connectors"]
+
+    @put(
+        "/pause", status_code=202, summary="Pause a connector", responses=error_responses(400, 404, 409, 415)
+    )
+    async def pause(self, herder: HerderDep, connector: ConnectorName) -> Response[None]:
+        """202 with an empty body; idempotent and persistent."""
+        await herder.pause_connector(connector)
+        return wire.empty(202)
+
+    @put(
+        "/resume",
+        status_code=202,
+        summary="Resume a connector",
+        responses=error_responses(400, 404, 409, 415),
+    )
+    async def resume(self, herder: HerderDep, connector: ConnectorName) -> Response[None]:
+        """202 with an empty body; idempotent."""
+        await herder.resume_connector(connector)
+        return wire.empty(202)
+
+    @put(
+        "/stop",
+        status_code=204,
+        summary="Stop a connector (KIP-875)",
+        responses=error_responses(400, 404, 409, 415),
+    )
+    async def stop(self, herder: HerderDep, connector: ConnectorName) -> None:
+        """204; the connector goes STOPPED with no tasks anywhere."""
+        await herder.stop_connector(connector)
+
+    @post(
+        "/restart",
+        status_code=202,
+        summary="Restart a connector and optionally its tasks (KIP-745)",
+        responses={204: NO_CONTENT, **error_responses(400, 404, 409, 415)},
+    )
+    async def restart(
+        self,
+        herder: HerderDep,
+        connector: ConnectorName,
+        include_tasks: Annotated[
+            bool, QueryParameter(name="includeTasks", description="Restart tasks too")
+        ] = False,
+        only_failed: Annotated[
+            bool, QueryParameter(name="onlyFailed", description="Only FAILED instances")
+        ] = False,
+    ) -> Response[wire.ConnectorStateInfo | None]:
+        """204 without parameters; otherwise 202 with the status showing RESTARTING where it applies."""
+        request = RestartRequest(connector=connector, only_failed=only_failed, include_tasks=include_tasks)
+        snapshot = await herder.restart_connector(request)
+        if not include_tasks and not only_failed:
+            return wire.empty(204)
+        return Response(wire.connector_state_info(snapshot), status_code=202)

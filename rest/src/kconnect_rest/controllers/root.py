@@ -1,0 +1,48 @@
+"""`GET /` and `GET /health` (Kafka's RootResource)."""
+
+from __future__ import annotations
+
+from kconnect import __version__
+from litestar import Controller, Response, get
+from litestar.openapi.datastructures import ResponseSpec
+
+from kconnect_rest.dependencies import CommitDep, HerderDep
+from kconnect_rest.errors import error_responses
+from kconnect_rest.wire import ServerInfo, WorkerStatus
+
+_HEALTH_STATUS = {"healthy": 200, "starting": 503, "unhealthy": 500}
+
+
+class RootController(Controller):
+    """The worker's identity and health."""
+
+    path = "/"
+    tags = ["root"]
+
+    @get("/", summary="Version, commit and Kafka cluster id", responses=error_responses(409, 500))
+    async def server_info(self, herder: HerderDep, commit: CommitDep) -> ServerInfo:
+        """`GET /`: kconnect's version and commit, and the broker's cluster id."""
+        return ServerInfo(
+            version=__version__, commit=commit, kafka_cluster_id=await herder.kafka_cluster_id()
+        )
+
+    @get(
+        "/health",
+        summary="Worker health (KIP-1017)",
+        responses={
+            500: ResponseSpec(
+                data_container=WorkerStatus, description="Worker unhealthy", generate_examples=False
+            ),
+            503: ResponseSpec(
+                data_container=WorkerStatus, description="Worker starting", generate_examples=False
+            ),
+        },
+    )
+    async def health(self, herder: HerderDep) -> Response[WorkerStatus]:
+        """`GET /health`: 200 healthy, 503 starting, 500 unhealthy, with a message."""
+        health = herder.health()
+        status = health.status if health.status in _HEALTH_STATUS else "unhealthy"
+        return Response(
+            WorkerStatus(status=status, message=health.message),  # type: ignore[arg-type]
+            status_code=_HEALTH_STATUS[status],
+        )

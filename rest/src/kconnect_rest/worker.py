@@ -1,0 +1,106 @@
+"""The standalone worker: wires plugin host, executor, stores, herder and REST server together.
+
+Start-up order keeps the REST server responsive from the first second: REST (``/health`` says
+``starting``), then the herder and executor (Spark starts in the background), then the connector
+files given on the command line. SIGINT / SIGTERM stop tasks gracefully (offsets committed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kconnect.errors import ConnectError
+from kconnect.plugin_host import PluginHost
+from kconnect.worker_config import ConfigFileError, WorkerConfig, load_properties
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ConnectorFile:
+    """A connector config read from a file given on the command line."""
+
+    path: str
+    config: dict[str, str]
+
+    @property
+    def name(self) -> str:
+        """The connector's name (checked present when the file was read)."""
+        return self.config["name"]
+
+
+def read_connector_file(path: str | Path) -> ConnectorFile:
+    """Read a connector .properties / .json file; ConfigFileError names the file and the key."""
+    config = load_properties(path)
+    if not config.get("name", "").strip():
+        raise ConfigFileError(f"{path}: name: missing required key (the connector's name)")
+    if not config.get("connector.class", "").strip():
+        raise ConfigFileError(f"{path}: connector.class: missing required key (which connector to run)")
+    return ConnectorFile(str(path), config)
+
+
+class StandaloneWorker:
+    """One standalone worker process (``kconnect standalone``)."""
+
+    def __init__(self, config: WorkerConfig, connectors: Sequence[ConnectorFile] = ()) -> None:
+        self.config = config
+        self.connectors = list(connectors)
+        self._stopping = asyncio.Event()
+
+    @classmethod
+    def from_files(cls, worker_file: str, connector_files: Sequence[str]) -> StandaloneWorker:
+        """Read and check every file before anything starts."""
+        config = WorkerConfig.from_file(worker_file)
+        if not config.offset_storage_file:
+            raise ConfigFileError(
+                f"{worker_file}: offset.storage.file.filename: missing required key "
+                "(standalone workers keep source offsets in this file)"
+            )
+        connectors = [read_connector_file(path) for path in connector_files]
+        names = [c.name for c in connectors]
+        for connector in connectors:
+            if names.count(connector.name) > 1:
+                raise ConfigFileError(
+                    f"{connector.path}: name: connector {connector.name!r} is defined twice"
+                )
+        return cls(config, connectors)
+
+    def request_stop(self) -> None:
+        """Ask `run` to shut down (what SIGINT / SIGTERM do)."""
+        self._stopping.set()
+
+    async def run(self) -> None:
+        """Run until asked to stop; ConnectError (naming the file) if a connector file is rejected."""
+        from kconnect.herder.standalone import StandaloneHerder
+
+        from kconnect_rest.app import create_app
+        from kconnect_rest.server import RestServer
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self.request_stop)
+        host = PluginHost.load()
+        executor = host.create_executor(self.config)
+        herder = StandaloneHerder.create(self.config, host, executor)
+        rest = RestServer(create_app(herder, self.config, host), self.config)
+        await rest.start()
+        log.info("REST server listening on %s", rest.url)
+        try:
+            await herder.start()
+            for connector in self.connectors:
+                try:
+                    await herder.put_connector_config(connector.name, connector.config, allow_replace=True)
+                except ConnectError as exc:
+                    raise ConfigFileError(f"{connector.path}: {exc}") from exc
+                log.info("Connector %s created from %s", connector.name, connector.path)
+            log.info("kconnect worker %s started", herder.worker_id)
+            await self._stopping.wait()
+            log.info("Stopping kconnect worker")
+        finally:
+            await herder.stop()
+            await rest.stop()

@@ -1,0 +1,126 @@
+"""The plugin host: entry-point discovery, name resolution, blocking, and the import namespace."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kconnect import SourceConnector, SourceTask, hookimpl, hookspecs
+from kconnect.errors import PluginError
+from kconnect.plugin_host import PluginHost, PluginRegistry, PluginType
+
+
+class _Task(SourceTask):
+    def start(self, config: Mapping[str, str]) -> None: ...
+    def poll(self) -> None: ...
+    def stop(self) -> None: ...
+
+
+class InlineSource(SourceConnector):
+    java_class_names = ("com.example.InlineSourceConnector",)
+
+    def start(self, config: Mapping[str, str]) -> None: ...
+    def task_class(self) -> type[SourceTask]:
+        return _Task
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{}]
+
+    def stop(self) -> None: ...
+
+
+class _InlinePlugin:
+    @hookimpl
+    def register_connectors(self, registry: PluginRegistry) -> None:
+        registry.add(InlineSource, aliases=["Inline"])
+
+
+def test_bundled_plugins_are_found_through_entry_points() -> None:
+    host = PluginHost.load()
+    found = {(p.class_name, p.type) for p in host.plugins()}
+    assert ("org.apache.kafka.connect.file.FileStreamSourceConnector", PluginType.SOURCE) in found
+    assert ("org.apache.kafka.connect.file.FileStreamSinkConnector", PluginType.SINK) in found
+    assert ("org.apache.kafka.connect.json.JsonConverter", PluginType.CONVERTER) in found
+    assert ("org.apache.kafka.connect.json.JsonConverter", PluginType.HEADER_CONVERTER) in found
+    assert "file" in host.distributions()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "org.apache.kafka.connect.file.FileStreamSourceConnector",
+        "FileStreamSource",
+        "FileStreamSourceConnector",
+        "kconnect_file.source.FileStreamSourceConnector",
+    ],
+)
+def test_connector_found_by_java_name_alias_or_python_path(name: str) -> None:
+    assert PluginHost.load().connector(name).python_path == "kconnect_file.source.FileStreamSourceConnector"
+
+
+def test_converter_found_by_java_name_and_alias() -> None:
+    host = PluginHost.load()
+    for name in ("org.apache.kafka.connect.storage.StringConverter", "StringConverter"):
+        assert host.find(name, PluginType.CONVERTER).cls.__name__ == "StringConverter"
+
+
+def test_unknown_plugin_error_names_it() -> None:
+    with pytest.raises(PluginError, match="which name matches NoSuchConnector"):
+        PluginHost.load().connector("NoSuchConnector")
+
+
+def test_blocked_plugin_disappears() -> None:
+    host = PluginHost.load(disabled=["file"])
+    assert not [p for p in host.plugins() if "FileStream" in p.class_name]
+    with pytest.raises(PluginError):
+        host.connector("FileStreamSource")
+
+
+def test_extra_plugin_registers_like_entry_points() -> None:
+    host = PluginHost.load(extra_plugins=[_InlinePlugin()])
+    plugin = host.connector("Inline")
+    assert plugin.cls is InlineSource
+    assert plugin.class_name == "com.example.InlineSourceConnector"
+    assert host.connector("com.example.InlineSource").cls is InlineSource
+
+
+def test_executor_comes_from_the_spark_plugin() -> None:
+    from kconnect.worker_config import WorkerConfig
+
+    executor: Any = PluginHost.load().create_executor(WorkerConfig.from_props({}))
+    assert executor.name == "spark"
+
+
+def test_every_hookspec_is_typed_and_documented() -> None:
+    specs = [f for n, f in vars(hookspecs).items() if inspect.isfunction(f) and hasattr(f, "kconnect_spec")]
+    assert {f.__name__ for f in specs} >= {"register_connectors", "register_converters", "create_executor"}
+    for spec in specs:
+        assert spec.__doc__ and len(spec.__doc__) > 40, spec.__name__
+        assert all(
+            p.annotation is not inspect.Parameter.empty for p in inspect.signature(spec).parameters.values()
+        )
+
+
+def test_author_api_is_one_import() -> None:
+    import kconnect
+
+    for name in (
+        "SourceConnector",
+        "SourceTask",
+        "SinkConnector",
+        "SinkTask",
+        "Schema",
+        "Struct",
+        "ConfigDef",
+    ):
+        assert hasattr(kconnect, name)
+
+
+def test_every_hook_has_a_docs_heading() -> None:
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "plugins.md").read_text(encoding="utf-8")
+    specs = [n for n, f in vars(hookspecs).items() if inspect.isfunction(f) and hasattr(f, "kconnect_spec")]
+    for name in specs:
+        assert f"\n## {name}\n" in docs, f"docs/plugins.md has no heading for hook {name}"

@@ -1,0 +1,110 @@
+"""The basic-auth REST extension: credentials file, CLI, 401s, exempt paths, hook registration."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kconnect.errors import ConnectError
+from kconnect.plugin_host import PluginHost, PluginType
+from kconnect.worker_config import WorkerConfig
+from kconnect_basic_auth import plugin
+from kconnect_basic_auth.__main__ import main
+from kconnect_basic_auth.credentials import Credentials, add_user, hash_password, verify_password
+from kconnect_rest import create_app
+from litestar.testing import TestClient
+
+from tests import rest_expectations as expect
+from tests.fake_herder import FakeHerder
+
+
+def _basic(user: str, password: str) -> dict[str, str]:
+    return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
+
+
+@pytest.fixture
+def credentials_file(tmp_path: Path) -> Path:
+    path = tmp_path / "credentials"
+    add_user(path, "alice", "s3cret")
+    return path
+
+
+def _client(credentials_file: Path, **props: str) -> TestClient[Any]:
+    config = WorkerConfig.from_props({plugin.CREDENTIALS_FILE_CONFIG: str(credentials_file), **props})
+    return TestClient(create_app(FakeHerder(), config, extensions=[plugin.basic_auth_extension]))
+
+
+def test_hashes_are_salted_and_verified() -> None:
+    first, second = hash_password("pw"), hash_password("pw")
+    assert first != second and "pw" not in first
+    assert verify_password(first, "pw") and not verify_password(first, "PW")
+    assert not verify_password("garbage", "pw")
+
+
+def test_file_round_trip_and_replace(credentials_file: Path) -> None:
+    add_user(credentials_file, "bob", "one")
+    add_user(credentials_file, "bob", "two")
+    credentials = Credentials.load(credentials_file)
+    assert set(credentials.users) == {"alice", "bob"}
+    assert credentials.check("bob", "two") and not credentials.check("bob", "one")
+    assert not credentials.check("nobody", "two")
+    assert credentials_file.stat().st_mode & 0o077 == 0
+
+
+def test_cli_add_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "creds"
+    monkeypatch.setattr("sys.stdin", io.StringIO("hunter2\n"))
+    assert main(["add-user", str(path), "carol", "--password-stdin"]) == 0
+    assert Credentials.load(path).check("carol", "hunter2")
+
+
+def test_requests_without_valid_credentials_are_401(credentials_file: Path) -> None:
+    with _client(credentials_file) as client:
+        for headers in (
+            {},
+            _basic("alice", "wrong"),
+            _basic("mallory", "s3cret"),
+            {"Authorization": "Basic !!"},
+        ):
+            response = client.get("/connectors", headers=headers)
+            expect.assert_error(response, 401, plugin.UNAUTHORIZED_MESSAGE)
+            assert response.headers["www-authenticate"] == 'Basic realm="kconnect"'
+        assert client.get("/connectors", headers=_basic("alice", "s3cret")).json() == []
+        assert client.get("/health").status_code == 200
+        expect.assert_error(client.get("/openapi"), 401)
+
+
+def test_exempt_paths_are_configurable(credentials_file: Path) -> None:
+    with _client(credentials_file, **{plugin.EXEMPT_PATHS_CONFIG: "/, /connector-plugins"}) as client:
+        assert client.get("/").status_code == 200
+        assert client.get("/connector-plugins").status_code == 200
+        expect.assert_error(client.get("/health"), 401)
+
+
+def test_new_users_are_picked_up_without_restart(credentials_file: Path) -> None:
+    with _client(credentials_file) as client:
+        expect.assert_error(client.get("/connectors", headers=_basic("dave", "pw")), 401)
+        add_user(credentials_file, "dave", "pw")
+        assert client.get("/connectors", headers=_basic("dave", "pw")).status_code == 200
+
+
+def test_missing_credentials_file_setting_names_the_key() -> None:
+    with pytest.raises(ConnectError, match=re.escape(plugin.CREDENTIALS_FILE_CONFIG)):
+        create_app(FakeHerder(), WorkerConfig.from_props({}), extensions=[plugin.basic_auth_extension])
+
+
+def test_enabled_by_kafkas_rest_extension_classes(credentials_file: Path) -> None:
+    host = PluginHost.load(disabled=())
+    assert plugin.basic_auth_extension in [p.cls for p in host.plugins(PluginType.REST_EXTENSION)]
+    props = {plugin.CREDENTIALS_FILE_CONFIG: str(credentials_file)}
+    with TestClient(create_app(FakeHerder(), WorkerConfig.from_props(props), host)) as client:
+        assert client.get("/connectors").status_code == 200  # installed but not enabled
+    enabled = {**props, "rest.extension.classes": plugin.KAFKA_CLASS_NAME}
+    with TestClient(create_app(FakeHerder(), WorkerConfig.from_props(enabled), host)) as client:
+        expect.assert_error(client.get("/connectors"), 401)
+    with pytest.raises(ConnectError, match=r"rest\.extension\.classes"):
+        create_app(FakeHerder(), WorkerConfig.from_props({"rest.extension.classes": "Nope"}), host)

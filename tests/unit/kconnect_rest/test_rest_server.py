@@ -1,0 +1,39 @@
+"""RestServer: serves the app with uvicorn in the caller's event loop, on the first listener."""
+
+from __future__ import annotations
+
+import socket
+
+import httpx
+import pytest
+from kconnect.errors import ConnectError
+from kconnect.worker_config import WorkerConfig
+from kconnect_rest import RestServer, create_app
+
+from tests import rest_expectations as expect
+from tests.fake_herder import FakeHerder
+
+
+async def test_start_serve_stop() -> None:
+    config = WorkerConfig.from_props({"listeners": "http://127.0.0.1:0"})
+    server = RestServer(create_app(FakeHerder(), config), config)
+    await server.start()
+    try:
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            assert (await client.get("/health")).status_code == 200
+            expect.assert_error(await client.get("/connectors/a%2Fb"), 404, expect.connector_not_found("a/b"))
+    finally:
+        await server.stop()
+    with pytest.raises(httpx.ConnectError):
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            await client.get("/health")
+
+
+async def test_port_in_use_is_a_connect_error() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = WorkerConfig.from_props({"listeners": f"http://127.0.0.1:{port}"})
+        with pytest.raises(ConnectError, match="cannot bind"):
+            await RestServer(create_app(FakeHerder(), config), config).start()
