@@ -17,6 +17,7 @@ from kconnect.config import ConfigType, Importance, NonEmptyString
 from kconnect.data.schema import STRING_SCHEMA
 from kconnect.errors import ConnectError
 
+from kconnect_file.lines import LineBuffer
 from kconnect_file.version import VERSION
 
 log = logging.getLogger(__name__)
@@ -134,15 +135,14 @@ class FileStreamSourceTask(SourceTask):
         self.topic: str = str(parsed[TOPIC_CONFIG])
         self.batch_size: int = int(str(parsed[BATCH_SIZE_CONFIG]))
         self.stream: IO[bytes] | None = None
-        self.buffer = b""
-        self.position = 0
+        self.lines = LineBuffer()
         if self.filename:
             committed = self.context.offset_storage_reader.offset({FILENAME_FIELD: self.filename})
             if committed is not None:
                 position = committed.get(POSITION_FIELD)
                 if not isinstance(position, int):
                     raise ValueError(f"Offset position is the incorrect type: {position!r}")
-                self.position = position
+                self.lines = LineBuffer(position)
                 log.info("Resuming %s at byte %d", self.filename, position)
 
     def _open(self) -> IO[bytes] | None:
@@ -159,36 +159,36 @@ class FileStreamSourceTask(SourceTask):
                 self.filename,
             )
             return None
-        stream.seek(self.position)
+        stream.seek(self.lines.position)
         self.stream = stream
         return stream
 
     def poll(self) -> list[SourceRecord] | None:
-        """Return up to ``batch.size`` complete new lines, or None when there are none yet."""
+        """Return up to ``batch.size`` complete new lines, or None when there are none yet.
+
+        Reads a chunk only when the buffer holds no complete line; each record's offset is the
+        byte position just after its line.
+        """
         stream = self._open()
         if stream is None:
             return None
         records: list[SourceRecord] = []
         partition = {FILENAME_FIELD: self.filename} if self.filename else None
         while len(records) < self.batch_size:
-            newline = self.buffer.find(b"\n")
-            if newline < 0:
+            line = self.lines.next_line()
+            if line is None:
                 chunk = stream.read(READ_CHUNK) if self.filename else stream.readline()
                 if not chunk:
                     break
-                self.buffer += chunk
+                self.lines.feed(chunk)
                 continue
-            raw = self.buffer[:newline]
-            self.buffer = self.buffer[newline + 1 :]
-            self.position += newline + 1
-            line = raw[:-1] if raw.endswith(b"\r") else raw
             records.append(
                 SourceRecord(
                     topic=self.topic,
                     value_schema=STRING_SCHEMA,
-                    value=line.decode("utf-8", errors="replace"),
+                    value=line,
                     source_partition=partition,
-                    source_offset={POSITION_FIELD: self.position} if partition else None,
+                    source_offset={POSITION_FIELD: self.lines.position} if partition else None,
                 )
             )
         return records or None
