@@ -6,7 +6,11 @@ A plugin is a module listed under the entry-point group ``kconnect`` of its dist
     file = "kconnect_file.plugin"
 
 and implements any of the hooks below with ``@kconnect.hookimpl``. Every hook runs once, when the
-worker starts (pluggy is synchronous: no hook runs on the data path).
+worker starts (pluggy is synchronous: no hook runs on the data path). The plugin host calls each
+hook through pluggy's hook caller, so ``tryfirst``/``trylast``, hook wrappers and tracing work. For
+the registration hooks every implementation receives the same registry, in pluggy's call order;
+where two plugins register one name, the first in that order wins (the plugin registered last,
+unless ``tryfirst``/``trylast`` reorder them): see docs/plugins.md.
 """
 
 from __future__ import annotations

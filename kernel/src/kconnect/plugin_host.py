@@ -8,7 +8,6 @@ entry-point or distribution names) blocks named plugins.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -20,6 +19,7 @@ import pluggy
 
 from kconnect import hookspecs
 from kconnect.errors import PluginError
+from kconnect.task import Task
 
 if TYPE_CHECKING:
     from kconnect.executor import Executor
@@ -87,12 +87,17 @@ def _version_of(cls: Any) -> str:
 
 @dataclass
 class PluginRegistry:
-    """What a registration hook receives: call `add` for each class the plugin provides."""
+    """What a registration hook receives: call `add` for each class the plugin provides.
+
+    The host passes one registry per hook to every implementation, through pluggy's hook caller,
+    so the registry collects classes in pluggy's call order: that order decides which class a
+    name shared by two plugins resolves to (see `PluginHost.find`).
+    """
 
     kind: str
     classify: Callable[[Any], PluginType]
     plugins: list[PluginDesc] = field(default_factory=list)
-    distribution: str | None = None
+    locate: Callable[[Any], str | None] = lambda _cls: None
 
     def add(self, cls: Any, *, aliases: Iterable[str] = ()) -> None:
         """Register `cls`, found by its Python path, its Java class names and these aliases.
@@ -111,7 +116,7 @@ class PluginRegistry:
                 python_path=python_path,
                 aliases=names,
                 version=_version_of(cls),
-                distribution=self.distribution,
+                distribution=self.locate(cls),
             )
         )
 
@@ -150,21 +155,31 @@ def _normalize(name: str) -> str:
 class PluginHost:
     """Loads plugins once and resolves plugin names to classes.
 
-    The worker creates one host at start-up (`PluginHost.load()`); the herder, the REST layer and
-    the CLI ask it for plugins by any of their names.
+    The worker creates one host at start-up (`PluginHost.load()`); the herder, the REST layer, the
+    CLI and the task loops ask it for plugins by any of their names. Only registered classes are
+    ever found: a name that no plugin registered is an error, never a module to import.
     """
 
     def __init__(self, manager: pluggy.PluginManager, plugins: list[PluginDesc]) -> None:
         self._manager = manager
         self._plugins = plugins
+        self._task_classes: dict[str, type[Task]] = {}
 
     @classmethod
     def load(
-        cls, *, extra_plugins: Iterable[object] = (), disabled: Iterable[str] | None = None
+        cls,
+        *,
+        extra_plugins: Iterable[object] = (),
+        disabled: Iterable[str] | None = None,
+        trace: Callable[[str], None] | None = None,
     ) -> PluginHost:
         """Load every ``kconnect`` entry point (minus disabled ones) and run the registration hooks.
 
-        `extra_plugins` are registered objects besides the entry points (for tests and embedding).
+        `extra_plugins` are registered objects besides the entry points (for tests and embedding),
+        after them, so pluggy calls them first. Each registration hook is called once through
+        ``pm.hook.<name>(registry=...)``, so hook wrappers, ``tryfirst``/``trylast`` and pluggy's
+        tracing apply to it as to any pluggy hook. `trace`, when given, receives pluggy's trace of
+        every hook call (pluggy's ``enable_tracing``).
         """
         manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         manager.add_hookspecs(hookspecs)
@@ -175,26 +190,32 @@ class PluginHost:
         for plugin in extra_plugins:
             manager.register(plugin)
         manager.check_pending()
+        if trace is not None:
+            manager.trace.root.setwriter(trace)
+            manager.enable_tracing()
+        locate = _distribution_locator(manager)
         plugins: list[PluginDesc] = []
         for hook_name, classify in _HOOKS.items():
-            for impl in getattr(manager.hook, hook_name).get_hookimpls():
-                registry = PluginRegistry(hook_name, classify, distribution=_dist_name(manager, impl.plugin))
-                impl.function(registry)
-                plugins.extend(registry.plugins)
+            registry = PluginRegistry(hook_name, classify, locate=locate)
+            getattr(manager.hook, hook_name)(registry=registry)
+            plugins.extend(registry.plugins)
         log.info("Loaded %d plugin classes from %d plugins", len(plugins), len(manager.get_plugins()))
         return cls(manager, plugins)
 
     # --- queries ---------------------------------------------------------------------------------
 
     def plugins(self, *types: PluginType) -> list[PluginDesc]:
-        """Registered plugins of the given types (all when none given), in registration order."""
+        """Registered plugins of the given types (all when none given), in pluggy's call order."""
         return [p for p in self._plugins if not types or p.type in types]
 
-    def find(self, name: str, *types: PluginType) -> PluginDesc:
-        """The plugin of one of `types` answering to `name` (Java name, Python path or alias).
+    def lookup(self, name: str, *types: PluginType) -> PluginDesc | None:
+        """The plugin of one of `types` answering to `name`, or None; never imports anything.
 
-        Falls back to importing `name` as a Python path, so an unregistered class still loads.
-        Raises PluginError naming what was asked for when nothing matches.
+        A name matches a plugin's Java class name, Python path or an alias it declared; failing
+        that, the same with a ``Connector`` suffix dropped, or the simple name of a dotted name
+        (Kafka's aliases). Where two plugins answer to one name, the one registered first in
+        pluggy's call order wins: the plugin registered last, unless ``tryfirst``/``trylast``
+        say otherwise (docs/plugins.md, "Which plugin a name resolves to").
         """
         candidates = self.plugins(*types)
         for plugin in candidates:
@@ -204,21 +225,54 @@ class PluginHost:
         for plugin in candidates:
             if any(_normalize(n) == wanted or _normalize(n).endswith("." + wanted) for n in plugin.names()):
                 return plugin
-        imported = _import_class(name)
-        if imported is not None:
-            for plugin in candidates:
-                if plugin.cls is imported:
-                    return plugin
-            kind = _HOOKS["register_connectors"] if set(types) <= set(_CONNECTOR_TYPES) else None
-            registry = PluginRegistry("import", kind or _fixed(types[0] if types else PluginType.CONVERTER))
-            registry.add(imported)
-            return registry.plugins[0]
+        return None
+
+    def find(self, name: str, *types: PluginType) -> PluginDesc:
+        """The plugin of one of `types` answering to `name` (see `lookup`).
+
+        Raises PluginError with Kafka's text when nothing matches; for connectors the text lists
+        the available connectors, as Kafka's does.
+        """
+        plugin = self.lookup(name, *types)
+        if plugin is not None:
+            return plugin
         kinds = " or ".join(dict.fromkeys(_INTERFACE_NAMES[t] for t in types)) or "a plugin"
-        raise PluginError(f"Failed to find any class that implements {kinds} and which name matches {name}")
+        message = f"Failed to find any class that implements {kinds} and which name matches {name}"
+        if types and set(types) <= set(_CONNECTOR_TYPES):
+            available = ", ".join(_java_plugin_desc(p) for p in self.plugins(*_CONNECTOR_TYPES))
+            message += f", available connectors are: {available}"
+        raise PluginError(message)
 
     def connector(self, name: str) -> PluginDesc:
         """The connector plugin named `name` (see `find`)."""
         return self.find(name, *_CONNECTOR_TYPES)
+
+    def task_class(self, connector_name: str, task_class: str) -> type[Task]:
+        """The task class of the registered connector `connector_name`, checked against `task_class`.
+
+        Called by the task loops with a task config's ``connector.class`` and ``task.class``. The
+        class is the one the connector's `task_class()` returns (asked once per connector name),
+        never an import of the ``task.class`` text: PluginError when the connector is not
+        registered, or when it names another class than `task_class` (a stale task config).
+        """
+        plugin = self.connector(connector_name)
+        cls = self._task_classes.get(plugin.python_path)
+        if cls is None:
+            try:
+                cls = plugin.cls().task_class()
+            except Exception as exc:
+                message = f"Connector {plugin.class_name} failed to name its task class: {exc!r}"
+                raise PluginError(message) from exc
+            if not (isinstance(cls, type) and issubclass(cls, Task)):
+                message = f"Connector {plugin.class_name}'s task_class() returned {cls!r}, not a Task class"
+                raise PluginError(message)
+            self._task_classes[plugin.python_path] = cls
+        if _python_path(cls) != task_class:
+            raise PluginError(
+                f"task.class {task_class} is not the task class of connector {plugin.class_name} "
+                f"({_python_path(cls)})"
+            )
+        return cls
 
     def create_executor(self, config: WorkerConfig) -> Executor:
         """Ask plugins for the executor (first answer wins); PluginError if none answers."""
@@ -237,24 +291,24 @@ class PluginHost:
         return iter(self._plugins)
 
 
+def _java_plugin_desc(plugin: PluginDesc) -> str:
+    """A plugin as Kafka's `PluginDesc.toString` renders it, in Kafka's list of available connectors."""
+    return (
+        f"PluginDesc{{klass=class {plugin.python_path}, name='{plugin.class_name}', "
+        f"version='{plugin.version}', encodedVersion={plugin.version}, type={plugin.type.value}, "
+        f"typeName='{plugin.type.value}', location='{plugin.distribution or 'classpath'}'}}"
+    )
+
+
 def _disabled_from_env() -> set[str]:
     raw = os.environ.get(DISABLE_ENV, "")
     return {part.strip() for part in raw.split(",") if part.strip()}
 
 
-def _dist_name(manager: pluggy.PluginManager, plugin: object) -> str | None:
-    for module, dist in manager.list_plugin_distinfo():
-        if module is plugin:
-            return str(dist.metadata["name"])
-    return None
-
-
-def _import_class(path: str) -> Any | None:
-    module_name, _, attr = path.rpartition(".")
-    if not module_name:
-        return None
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    return getattr(module, attr, None)
+def _distribution_locator(manager: pluggy.PluginManager) -> Callable[[Any], str | None]:
+    """Maps a class to the distribution of the entry-point plugin whose top-level package holds it."""
+    by_package = {
+        getattr(module, "__name__", "").split(".")[0]: str(dist.metadata["name"])
+        for module, dist in manager.list_plugin_distinfo()
+    }
+    return lambda cls: by_package.get(str(getattr(cls, "__module__", "")).split(".")[0])

@@ -20,7 +20,7 @@ from aiokafka.structs import TopicPartition as KafkaTopicPartition
 
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
-from kconnect.plugin_host import PluginHost, _import_class
+from kconnect.plugin_host import PluginHost
 from kconnect.records import Headers, SinkRecord, TimestampType
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.kafka_clients import consumer_kwargs
@@ -38,10 +38,11 @@ def sink_group_id(connector: str) -> str:
     return f"connect-{connector}"
 
 
-def _load_task(class_path: str) -> SinkTask:
-    cls = _import_class(class_path)
-    if cls is None or not (isinstance(cls, type) and issubclass(cls, SinkTask)):
-        raise TypeError(f"task.class {class_path} is not an importable SinkTask")
+def _load_task(host: PluginHost, spec: TaskSpec) -> SinkTask:
+    # Only the task class of a registered connector: never an import of task.class.
+    cls = host.task_class(spec.connector_config.get("connector.class", ""), spec.task_class)
+    if not issubclass(cls, SinkTask):
+        raise TypeError(f"task.class {spec.task_class} is not a SinkTask")
     return cls()
 
 
@@ -74,7 +75,7 @@ class SinkLoop:
         self.spec = spec
         self.control = control
         self.plugins: TaskPlugins = build_task_plugins(host, spec.worker, spec.connector_config)
-        self.task = _load_task(spec.task_class)
+        self.task = _load_task(host, spec)
         self.context = LoopSinkTaskContext(spec.task_config)
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
         self.tolerate_errors = spec.connector_config.get("errors.tolerance", "none").strip().lower() == "all"

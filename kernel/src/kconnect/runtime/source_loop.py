@@ -36,12 +36,11 @@ log = logging.getLogger(__name__)
 IDLE_BACKOFF_S = 0.05
 
 
-def _load_task(host: PluginHost, class_path: str) -> SourceTask:
-    from kconnect.plugin_host import _import_class
-
-    cls = _import_class(class_path)
-    if cls is None or not (isinstance(cls, type) and issubclass(cls, SourceTask)):
-        raise TypeError(f"task.class {class_path} is not an importable SourceTask")
+def _load_task(host: PluginHost, spec: TaskSpec) -> SourceTask:
+    # Only the task class of a registered connector: never an import of task.class.
+    cls = host.task_class(spec.connector_config.get("connector.class", ""), spec.task_class)
+    if not issubclass(cls, SourceTask):
+        raise TypeError(f"task.class {spec.task_class} is not a SourceTask")
     return cls()
 
 
@@ -52,7 +51,7 @@ class SourceLoop:
         self.spec = spec
         self.control = control
         self.plugins: TaskPlugins = build_task_plugins(host, spec.worker, spec.connector_config)
-        self.task = _load_task(host, spec.task_class)
+        self.task = _load_task(host, spec)
         self.submitted = SubmittedRecords()
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
         self.tolerate_errors = spec.connector_config.get("errors.tolerance", "none").strip().lower() == "all"
