@@ -45,3 +45,8 @@ class ConflictError(ConnectError):
 
 class PluginError(ConnectError):
     """A plugin could not be found, loaded or instantiated."""
+
+
+class RequestTimeoutError(ConnectError):
+    """A write to the herder did not complete within the request timeout (Kafka's 500 "Request timed
+    out"); the change itself may still complete later."""

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 from kconnect.herder import events as ev
-from kconnect.herder.machine import HerderState, apply, restart_plan
+from kconnect.herder.machine import apply
 from kconnect.herder.model import ConnectorTaskId, State, TargetState
+from kconnect.herder.state import HerderState, restart_plan
 
 W = "worker:8083"
 NAME = "c"
@@ -156,13 +157,13 @@ def test_target_state_is_idempotent(start: str, target: TargetState) -> None:
     assert effects == []
 
 
-def test_stop_stops_tasks_and_removes_their_configs_before_writing_the_target() -> None:
+def test_stop_writes_the_store_first_then_stops_tasks_and_connector() -> None:
     _, effects = apply(running(), ev.TargetStateSet(NAME, TargetState.STOPPED))
     assert control(effects) == [
-        ev.StopTask(T0),
-        ev.StopTask(T1),
         ev.PersistTaskConfigs(NAME, ()),
         ev.PersistTargetState(NAME, TargetState.STOPPED),
+        ev.StopTask(T0),
+        ev.StopTask(T1),
         ev.StopConnector(NAME),
     ]
     assert ev.RemoveTaskStatus(T0) in effects and ev.RemoveTaskStatus(T1) in effects
@@ -171,9 +172,9 @@ def test_stop_stops_tasks_and_removes_their_configs_before_writing_the_target() 
 def test_pause_stops_the_connector_and_pauses_tasks() -> None:
     _, effects = apply(running(), ev.TargetStateSet(NAME, TargetState.PAUSED))
     assert control(effects) == [
+        ev.PersistTargetState(NAME, TargetState.PAUSED),
         ev.SetTaskTargetState(T0, TargetState.PAUSED),
         ev.SetTaskTargetState(T1, TargetState.PAUSED),
-        ev.PersistTargetState(NAME, TargetState.PAUSED),
         ev.StopConnector(NAME),
     ]
 
@@ -242,12 +243,24 @@ def test_stale_or_unknown_events_are_ignored(event: ev.Event) -> None:
     assert apply(state, event) == (state, [])
 
 
-def test_task_stopped_by_executor_becomes_unassigned() -> None:
+def test_task_that_stops_unasked_fails_with_a_reason() -> None:
     state = running()
     gen = state.connectors[NAME].tasks[0].generation
-    state, _ = apply(state, ev.TaskStopped(T0, gen))
-    assert state.connectors[NAME].tasks[0].observed.state is State.UNASSIGNED
-    assert state.connectors[NAME].tasks[0].generation == 0
+    state, effects = apply(state, ev.TaskStopped(T0, gen))
+    task = state.connectors[NAME].tasks[0]
+    assert task.observed.state is State.FAILED and task.generation == 0
+    assert task.observed.trace is not None
+    assert "stopped although the worker did not ask it to stop" in task.observed.trace
+    assert ev.PutTaskStatus(T0, task.observed) in effects
+    state = settle(state, ev.TaskRestartRequested(T0))
+    assert state.connectors[NAME].tasks[0].observed == ev.Observed(State.RUNNING, None, W)
+
+
+def test_task_stopped_after_a_stop_request_is_stale() -> None:
+    state = running()
+    gen = state.connectors[NAME].tasks[0].generation
+    state, _ = apply(state, ev.TaskRestartRequested(T0))
+    assert apply(state, ev.TaskStopped(T0, gen)) == (state, [])
 
 
 # --- reconfiguration ---------------------------------------------------------------------------------
@@ -266,19 +279,66 @@ def test_changed_task_configs_restart_all_tasks() -> None:
     gen = state.connectors[NAME].instance
     new = [{"n": "new", "task.class": "T"}]
     state, effects = apply(state, ev.TaskConfigsGenerated(NAME, gen, new))
-    assert kinds(effects) == ["StopTask", "StopTask", "PersistTaskConfigs", "StartTask"]
+    assert kinds(effects) == ["PersistTaskConfigs", "StopTask", "StopTask", "StartTask"]
     assert ev.RemoveTaskStatus(T1) in effects
     assert state.connectors[NAME].task_configs == tuple(new)
 
 
-def test_config_update_restarts_connector_and_keeps_unchanged_tasks() -> None:
+def test_reconfiguration_with_the_same_connector_config_keeps_tasks() -> None:
     state = running()
     task_gens = [t.generation for t in state.connectors[NAME].tasks]
-    state, effects = apply(state, ev.ConnectorConfigured(NAME, {**CONFIG, "extra": "1"}))
-    assert kinds(effects) == ["PersistConfig", "StopConnector", "StartConnector"]
-    assert control(effects)[0] == ev.PersistConfig(NAME, {**CONFIG, "extra": "1"}, None)
-    state = settle(state, ev.ConnectorStarted(NAME, state.connectors[NAME].instance))
+    state = settle(state, ev.ReconfigurationRequested(NAME))
+    state = settle(state, ev.RestartRequested(NAME))
     assert [t.generation for t in state.connectors[NAME].tasks] == task_gens
+
+
+CONNECTOR_LEVEL_CHANGES = [
+    {"value.converter": "org.apache.kafka.connect.storage.StringConverter"},
+    {"key.converter.schemas.enable": "false"},
+    {"header.converter": "org.apache.kafka.connect.storage.SimpleHeaderConverter"},
+    {"transforms": "mask", "transforms.mask.type": "MaskField$Value"},
+    {"predicates": "p", "predicates.p.type": "TopicNameMatches"},
+    {"errors.tolerance": "all"},
+    {"producer.override.linger.ms": "5"},
+    {"consumer.override.max.poll.records": "10"},
+    {"anything.at.all": "1"},
+]
+
+
+@pytest.mark.parametrize("change", CONNECTOR_LEVEL_CHANGES)
+def test_connector_config_change_restarts_tasks_with_the_new_config(change: dict[str, str]) -> None:
+    """KAFKA-9228: the task configs the connector gives are the same, the tasks still restart."""
+    state = running()
+    old_gens = [t.generation for t in state.connectors[NAME].tasks]
+    new_config = {**CONFIG, **change}
+    state, effects = apply(state, ev.ConnectorConfigured(NAME, new_config))
+    assert control(effects) == [
+        ev.PersistConfig(NAME, new_config, None),
+        ev.StopConnector(NAME),
+        ev.StartConnector(NAME, new_config, state.connectors[NAME].instance),
+    ]
+    state, _ = apply(state, ev.ConnectorStarted(NAME, state.connectors[NAME].instance))
+    state, effects = apply(state, ev.TaskConfigsGenerated(NAME, state.connectors[NAME].instance, TASKS))
+    assert kinds(effects) == ["PersistTaskConfigs", "StopTask", "StopTask", "StartTask", "StartTask"]
+    starts = [e for e in effects if isinstance(e, ev.StartTask)]
+    assert [e.connector_config for e in starts] == [new_config, new_config]
+    assert [e.task_config for e in starts] == TASKS
+    record = state.connectors[NAME]
+    assert record.applied_config == new_config
+    assert all(t.generation not in old_gens for t in record.tasks)
+    # Applied: a further reconfiguration with the same configs restarts nothing.
+    _, effects = apply(state, ev.TaskConfigsGenerated(NAME, record.instance, TASKS))
+    assert control(effects) == []
+
+
+def test_config_change_while_paused_restarts_tasks_on_resume() -> None:
+    new_config = {**CONFIG, "value.converter": "StringConverter"}
+    state = settle(in_target(TargetState.PAUSED), ev.ConnectorConfigured(NAME, new_config))
+    assert summary(state) == (P, [P, P], TargetState.PAUSED)
+    assert state.connectors[NAME].applied_config == CONFIG
+    state = settle(state, ev.TargetStateSet(NAME, TargetState.STARTED))
+    assert summary(state) == (R, [R, R], TargetState.STARTED)
+    assert state.connectors[NAME].applied_config == new_config
 
 
 def test_config_update_keeps_target_state() -> None:
@@ -358,7 +418,7 @@ def test_delete_from_any_state(start: str) -> None:
     before = STATES[start]()
     state, effects = apply(before, ev.ConnectorRemoved(NAME))
     assert NAME not in state.connectors
-    assert control(effects)[-1] == ev.RemoveConfig(NAME)
+    assert control(effects)[0] == ev.RemoveConfig(NAME)
     assert effects[-1] == ev.RemoveStatus(NAME)
     running_tasks = sum(1 for t in before.connectors[NAME].tasks if t.generation)
     assert kinds(effects).count("StopTask") == running_tasks

@@ -163,12 +163,21 @@ def make_herder(
     return herder, executor
 
 
-async def settled(herder: StandaloneHerder) -> None:
-    """Let the owner task fold in what the executor reported."""
-    for _ in range(5):
-        await asyncio.sleep(0)
-    await herder.connectors()
-    await herder._submit(lambda: asyncio.sleep(0))
+def listener(executor: RecordingExecutor) -> TaskListener:
+    """The TaskListener the herder handed its executor."""
+    assert executor.listener is not None
+    return executor.listener
+
+
+async def reaches(
+    herder: StandaloneHerder, expected: tuple[State, list[State]], name: str = NAME, timeout: float = 5.0
+) -> None:
+    """Wait until the connector's status shows `expected` (connector state, task states)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while (got := await states(herder, name)) != expected:
+        assert loop.time() < deadline, f"{name} shows {got}, expected {expected}"
+        await asyncio.sleep(0.01)
 
 
 @pytest.fixture
@@ -183,9 +192,8 @@ async def herder(plugins: PluginHost) -> Any:
     await herder.stop()
 
 
-async def states(herder: StandaloneHerder) -> tuple[State, list[State]]:
-    await settled(herder)
-    status = await herder.connector_status(NAME)
+async def states(herder: StandaloneHerder, name: str = NAME) -> tuple[State, list[State]]:
+    status = await herder.connector_status(name)
     return status.connector.state, [t.state for t in status.tasks]
 
 
@@ -195,7 +203,7 @@ async def test_create_runs_connector_and_tasks(herder: Any) -> None:
     assert result.created and result.info.type is ConnectorType.SOURCE
     assert result.info.tasks == [T0, T1]
     assert result.info.config["name"] == NAME
-    assert await states(h) == (State.RUNNING, [State.RUNNING, State.RUNNING])
+    await reaches(h, (State.RUNNING, [State.RUNNING, State.RUNNING]))
     tasks = await h.task_configs(NAME)
     assert tasks[0].config["task.class"].endswith("TinyTask")
     assert executor.specs[T0].kind == "source" and executor.specs[T0].task_config["index"] == "0"
@@ -228,16 +236,16 @@ async def test_pause_resume_stop(herder: Any) -> None:
     await h.put_connector_config(NAME, CONFIG, allow_replace=False)
     await h.pause_connector(NAME)
     await h.pause_connector(NAME)
-    assert await states(h) == (State.PAUSED, [State.PAUSED, State.PAUSED])
+    await reaches(h, (State.PAUSED, [State.PAUSED, State.PAUSED]))
     await h.resume_connector(NAME)
-    assert await states(h) == (State.RUNNING, [State.RUNNING, State.RUNNING])
+    await reaches(h, (State.RUNNING, [State.RUNNING, State.RUNNING]))
     await h.stop_connector(NAME)
-    assert await states(h) == (State.STOPPED, [])
+    await reaches(h, (State.STOPPED, []))
     assert (await h.connector_info(NAME)).tasks == []
     await h.pause_connector(NAME)
-    assert await states(h) == (State.PAUSED, [])
+    await reaches(h, (State.PAUSED, []))
     await h.resume_connector(NAME)
-    assert await states(h) == (State.RUNNING, [State.RUNNING, State.RUNNING])
+    await reaches(h, (State.RUNNING, [State.RUNNING, State.RUNNING]))
     with pytest.raises(NotFoundError, match="Unknown connector nope"):
         await h.stop_connector("nope")
 
@@ -245,14 +253,13 @@ async def test_pause_resume_stop(herder: Any) -> None:
 async def test_task_failure_and_restarts(herder: Any) -> None:
     h, executor = herder
     await h.put_connector_config(NAME, CONFIG, allow_replace=False)
-    await settled(h)
     executor.fail(T1, "Traceback: boom")
-    assert await states(h) == (State.RUNNING, [State.RUNNING, State.FAILED])
+    await reaches(h, (State.RUNNING, [State.RUNNING, State.FAILED]))
     assert (await h.task_status(T1)).trace == "Traceback: boom"
     snapshot = await h.restart_connector(RestartRequest(NAME, only_failed=True, include_tasks=True))
     assert snapshot.connector.state is State.RUNNING
     assert [t.state for t in snapshot.tasks] == [State.RUNNING, State.RESTARTING]
-    assert await states(h) == (State.RUNNING, [State.RUNNING, State.RUNNING])
+    await reaches(h, (State.RUNNING, [State.RUNNING, State.RUNNING]))
     assert executor.calls[-2:] == [("stop", T1), ("start", T1)]
     await h.restart_task(T0)
     assert executor.calls[-2:] == [("stop", T0), ("start", T0)]
@@ -271,7 +278,7 @@ async def test_connector_start_failure(herder: Any) -> None:
     assert status.connector.trace is not None and "cannot start" in status.connector.trace
     TinySource.fail_start = False
     await h.restart_connector(RestartRequest(NAME))
-    assert await states(h) == (State.RUNNING, [State.RUNNING, State.RUNNING])
+    await reaches(h, (State.RUNNING, [State.RUNNING, State.RUNNING]))
 
 
 async def test_delete(herder: Any) -> None:
@@ -300,9 +307,9 @@ async def test_patch(herder: Any) -> None:
 
 
 async def test_source_offsets_only_while_stopped(herder: Any) -> None:
-    h, _ = herder
+    h, executor = herder
     await h.put_connector_config(NAME, CONFIG, allow_replace=False)
-    await h.on_commit_source_offsets(T0, [({"file": "a"}, {"pos": 3})])
+    await listener(executor).on_commit_source_offsets(T0, [({"file": "a"}, {"pos": 3})])
     offsets = await h.connector_offsets(NAME)
     assert [(o.partition, o.offset) for o in offsets.offsets] == [({"file": "a"}, {"pos": 3})]
     change = [ConnectorOffset({"file": "a"}, {"pos": 7})]
@@ -312,15 +319,15 @@ async def test_source_offsets_only_while_stopped(herder: Any) -> None:
     assert (
         await h.alter_offsets(NAME, change) == "The offsets for this connector have been altered successfully"
     )
-    assert await h.read_source_offsets(T0, [{"file": "a"}]) == [{"pos": 7}]
+    assert await listener(executor).read_source_offsets(T0, [{"file": "a"}]) == [{"pos": 7}]
     assert await h.reset_offsets(NAME) == "The offsets for this connector have been reset successfully"
     assert (await h.connector_offsets(NAME)).offsets == []
 
 
 async def test_active_topics_and_cluster_id(herder: Any) -> None:
     h, executor = herder
-    h.on_topic_used(T0, "b")
-    h.on_topic_used(T0, "a")
+    listener(executor).on_topic_used(T0, "b")
+    listener(executor).on_topic_used(T0, "a")
     assert await h.active_topics(NAME) == ["a", "b"]
     await h.reset_active_topics(NAME)
     assert await h.active_topics(NAME) == []
@@ -339,25 +346,25 @@ async def test_shutdown_stops_tasks_and_connectors(plugins: PluginHost) -> None:
 
 
 async def test_state_survives_a_restart_with_the_file_stores(plugins: PluginHost, tmp_path: Path) -> None:
-    h, _ = make_herder(plugins, tmp_path)
+    h, executor = make_herder(plugins, tmp_path)
     await h.start()
     await h.put_connector_config(NAME, CONFIG, allow_replace=False)
     await h.put_connector_config(
         "stopped", {**CONFIG}, allow_replace=False, initial_state=TargetState.STOPPED
     )
     await h.pause_connector(NAME)
-    await h.on_commit_source_offsets(T0, [({"file": "a"}, {"pos": 3})])
+    await listener(executor).on_commit_source_offsets(T0, [({"file": "a"}, {"pos": 3})])
     await h.stop()
 
     again, executor = make_herder(plugins, tmp_path)
     await again.start()
     assert await again.connectors() == ["stopped", NAME]
-    assert await states(again) == (State.PAUSED, [State.PAUSED, State.PAUSED])
+    await reaches(again, (State.PAUSED, [State.PAUSED, State.PAUSED]))
     assert executor.specs[T0].target_state is TargetState.PAUSED
     assert (await again.connector_status("stopped")).connector.state is State.STOPPED
-    assert await again.read_source_offsets(T0, [{"file": "a"}]) == [{"pos": 3}]
+    assert await listener(executor).read_source_offsets(T0, [{"file": "a"}]) == [{"pos": 3}]
     await again.resume_connector(NAME)
-    assert await states(again) == (State.RUNNING, [State.RUNNING, State.RUNNING])
+    await reaches(again, (State.RUNNING, [State.RUNNING, State.RUNNING]))
     await again.stop()
 
 

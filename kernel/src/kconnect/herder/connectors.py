@@ -1,24 +1,33 @@
 """Running connector instances: the adapter behind StartConnector, GenerateTaskConfigs and StopConnector.
 
-A connector's methods are user code: each runs in a worker thread (`asyncio.to_thread`) so a slow
-`start` cannot stall the event loop, and any exception becomes a ConnectorFailed event carrying
-the traceback. The connector's context may be called from any thread; its calls are posted back
-to the herder's loop as events.
+A connector's methods are user code that may be slow or hang (a `start` that connects to a dead
+database). The herder's owner task must never wait for them, so every call of one connector
+instance runs on that instance's *lane*: one call at a time, in the order the herder asked for
+them, each in its own daemon thread (never the event loop's default thread pool, which a few
+hanging connectors would exhaust). The effect returns at once; the outcome arrives later as an
+event (ConnectorStarted, TaskConfigsGenerated, ConnectorFailed with the traceback,
+ConnectorStopped). A new instance of a connector starts after the previous instance's `stop`
+returned, or after `shutdown_timeout_s` if it does not, as Kafka's worker gives up waiting.
+
+The connector's context may be called from any thread; its calls are posted back as events.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 import traceback
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 from kconnect.herder import events as ev
 from kconnect.plugin_host import PluginHost
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 TASK_CLASS_CONFIG = "task.class"
 TASKS_MAX_CONFIG = "tasks.max"
@@ -30,6 +39,34 @@ def _python_path(cls: Any) -> str:
 
 def _trace(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc))
+
+
+async def in_thread(name: str, call: Callable[..., T], *args: Any) -> T:
+    """Run `call(*args)` in a new daemon thread named `name` and await its result.
+
+    A call that never returns keeps only its own thread (and lets the process exit).
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            result, error = call(*args), None
+        except BaseException as exc:
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody is waiting
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return await future
 
 
 class _Context:
@@ -52,90 +89,157 @@ class _Context:
             self._post(ev.ConnectorFailed(self._name, self._generation, _trace(error)))
 
 
-@dataclass
-class _Running:
-    instance: Any
-    config: Mapping[str, str]
-    context: _Context
-    generation: int
-    started: bool = False
+class _Instance:
+    """One connector instance and its lane: a queue of calls run one at a time by one asyncio task."""
+
+    def __init__(self, name: str, generation: int, config: Mapping[str, str], context: _Context) -> None:
+        self.name = name
+        self.generation = generation
+        self.config = dict(config)
+        self.context = context
+        self.connector: Any = None
+        self.started = False
+        self._calls: asyncio.Queue[Callable[[], Awaitable[None]] | None] = asyncio.Queue()
+        self.lane = asyncio.create_task(self._run(), name=f"kconnect-connector-{name}-{generation}")
+
+    def call(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Queue `work` behind the instance's earlier calls."""
+        self._calls.put_nowait(work)
+
+    def close(self) -> None:
+        """End the lane after the calls already queued."""
+        self._calls.put_nowait(None)
+
+    def thread(self, call: Callable[..., T], *args: Any) -> Awaitable[T]:
+        """Run one of the connector's methods in its own thread."""
+        return in_thread(f"kconnect-connector-{self.name}", call, *args)
+
+    async def _run(self) -> None:
+        while (work := await self._calls.get()) is not None:
+            try:
+                await work()
+            except Exception:
+                log.error("Connector %s: unexpected error in its lane", self.name, exc_info=True)
 
 
 class ConnectorInstances:
     """The worker's connector instances, one per running connector.
 
-    `post` delivers an event to the herder's loop from any thread (the herder passes a
-    ``loop.call_soon_threadsafe`` wrapper).
+    `post` delivers an event to the herder's owner task from any thread (the herder passes a
+    ``loop.call_soon_threadsafe`` wrapper). Every method returns at once with no events: outcomes
+    are posted when the connector's code returns.
     """
 
-    def __init__(self, plugins: PluginHost, post: Callable[[ev.Event], None]) -> None:
+    def __init__(
+        self, plugins: PluginHost, post: Callable[[ev.Event], None], shutdown_timeout_s: float = 5.0
+    ) -> None:
         self._plugins = plugins
         self._post = post
-        self._running: dict[str, _Running] = {}
+        self._shutdown_timeout_s = shutdown_timeout_s
+        self._running: dict[str, _Instance] = {}
+        self._stopping: dict[str, asyncio.Task[None]] = {}
 
     def names(self) -> list[str]:
         """Names of connectors with a live instance."""
         return sorted(self._running)
 
     async def start(self, effect: ev.StartConnector) -> list[ev.Event]:
-        """Instantiate, initialize and start the connector; report ConnectorStarted or ConnectorFailed."""
+        """Queue: wait for the previous instance to stop, then instantiate, initialize and `start`."""
         await self.stop(ev.StopConnector(effect.name))
+        previous = self._stopping.get(effect.name)
         context = _Context(effect.name, effect.generation, self._post)
-        try:
-            cls = self._plugins.connector(effect.config.get("connector.class", "")).cls
-            instance = cls()
-            instance.initialize(context)
-        except Exception as exc:
-            log.error("Failed to create connector %s", effect.name, exc_info=True)
-            return [ev.ConnectorFailed(effect.name, effect.generation, _trace(exc))]
-        running = _Running(instance, dict(effect.config), context, effect.generation)
-        self._running[effect.name] = running
-        try:
-            await asyncio.to_thread(instance.start, running.config)
-        except Exception as exc:
-            log.error("Connector %s failed to start", effect.name, exc_info=True)
-            return [ev.ConnectorFailed(effect.name, effect.generation, _trace(exc))]
-        running.started = True
-        log.info("Connector %s started", effect.name)
-        return [ev.ConnectorStarted(effect.name, effect.generation)]
+        instance = _Instance(effect.name, effect.generation, effect.config, context)
+        self._running[effect.name] = instance
+
+        async def start() -> None:
+            if previous is not None:
+                await self._await_stopped(effect.name, previous)
+            try:
+                cls = self._plugins.connector(instance.config.get("connector.class", "")).cls
+                instance.connector = cls()
+                instance.connector.initialize(context)
+                await instance.thread(instance.connector.start, instance.config)
+            except Exception as exc:
+                log.error("Connector %s failed to start", effect.name, exc_info=True)
+                self._post(ev.ConnectorFailed(effect.name, effect.generation, _trace(exc)))
+                return
+            instance.started = True
+            log.info("Connector %s started", effect.name)
+            self._post(ev.ConnectorStarted(effect.name, effect.generation))
+
+        instance.call(start)
+        return []
 
     async def task_configs(self, effect: ev.GenerateTaskConfigs) -> list[ev.Event]:
-        """Ask the connector for up to ``tasks.max`` task configs, each with ``task.class`` added."""
-        running = self._running.get(effect.name)
-        if running is None or not running.started or running.generation != effect.generation:
+        """Queue: ask the connector for up to ``tasks.max`` task configs, each with ``task.class`` added."""
+        instance = self._running.get(effect.name)
+        if instance is None or instance.generation != effect.generation:
             return []
-        try:
-            max_tasks = int(running.config.get(TASKS_MAX_CONFIG, "1"))
-            task_class = _python_path(await asyncio.to_thread(running.instance.task_class))
-            configs = await asyncio.to_thread(running.instance.task_configs, max_tasks)
-            if len(configs) > max_tasks:
-                log.warning(
-                    "Connector %s returned %d task configs, more than tasks.max=%d; using the first %d",
-                    effect.name, len(configs), max_tasks, max_tasks,
-                )  # fmt: skip
-            result = [
-                {**{str(k): str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: task_class} for c in configs
-            ]
-        except Exception as exc:
-            log.error("Connector %s failed to generate task configs", effect.name, exc_info=True)
-            return [ev.ConnectorFailed(effect.name, effect.generation, _trace(exc))]
-        return [ev.TaskConfigsGenerated(effect.name, effect.generation, result[:max_tasks])]
+
+        async def generate() -> None:
+            if not instance.started or instance.context.closed:
+                return
+            try:
+                max_tasks = int(instance.config.get(TASKS_MAX_CONFIG, "1"))
+                task_class = _python_path(await instance.thread(instance.connector.task_class))
+                configs = await instance.thread(instance.connector.task_configs, max_tasks)
+                if len(configs) > max_tasks:
+                    log.warning(
+                        "Connector %s returned %d task configs, more than tasks.max=%d; using the first %d",
+                        effect.name, len(configs), max_tasks, max_tasks,
+                    )  # fmt: skip
+                result = [
+                    {**{str(k): str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: task_class} for c in configs
+                ]
+            except Exception as exc:
+                log.error("Connector %s failed to generate task configs", effect.name, exc_info=True)
+                self._post(ev.ConnectorFailed(effect.name, effect.generation, _trace(exc)))
+                return
+            self._post(ev.TaskConfigsGenerated(effect.name, effect.generation, result[:max_tasks]))
+
+        instance.call(generate)
+        return []
 
     async def stop(self, effect: ev.StopConnector) -> list[ev.Event]:
-        """Stop and drop the connector's instance (a no-op without one); report ConnectorStopped."""
-        running = self._running.pop(effect.name, None)
-        if running is None:
+        """Queue: `stop` and drop the connector's instance (a no-op without one); posts ConnectorStopped."""
+        instance = self._running.pop(effect.name, None)
+        if instance is None:
             return []
-        running.context.closed = True
-        if running.started:
-            try:
-                await asyncio.to_thread(running.instance.stop)
-            except Exception:
-                log.error("Connector %s failed to stop", effect.name, exc_info=True)
-        log.info("Connector %s stopped", effect.name)
-        return [ev.ConnectorStopped(effect.name, running.generation)]
+        instance.context.closed = True
+
+        async def stop() -> None:
+            if instance.started:
+                try:
+                    await instance.thread(instance.connector.stop)
+                except Exception:
+                    log.error("Connector %s failed to stop", effect.name, exc_info=True)
+            log.info("Connector %s stopped", effect.name)
+            self._post(ev.ConnectorStopped(effect.name, instance.generation))
+
+        instance.call(stop)
+        instance.close()
+        self._stopping[effect.name] = instance.lane
+        instance.lane.add_done_callback(lambda lane: self._forget(effect.name, lane))
+        return []
+
+    def _forget(self, name: str, lane: asyncio.Task[None]) -> None:
+        if self._stopping.get(name) is lane:
+            del self._stopping[name]
+
+    async def _await_stopped(self, name: str, lane: asyncio.Task[None]) -> None:
+        try:
+            await asyncio.wait_for(asyncio.shield(lane), self._shutdown_timeout_s)
+        except asyncio.TimeoutError:
+            log.error(
+                "Connector %s: the previous instance did not stop within %.1f s; starting the new one anyway",
+                name, self._shutdown_timeout_s,
+            )  # fmt: skip
 
     async def stop_all(self) -> None:
-        """Stop every instance (worker shutdown, after the reducer has asked for it)."""
+        """Stop every instance and wait for them (worker shutdown), each at most `shutdown_timeout_s`."""
         for name in self.names():
             await self.stop(ev.StopConnector(name))
+        for name, lane in list(self._stopping.items()):
+            await self._await_stopped(name, lane)
+            if not lane.done():
+                lane.cancel()

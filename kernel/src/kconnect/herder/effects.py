@@ -1,8 +1,11 @@
 """Carrying out the reducer's effects: one small adapter call per effect, dispatched from a table.
 
 The herder's owner task calls `EffectRunner.run` for each effect in order and awaits it, so a
-stop has finished before the next start. An effect may answer with events (a connector started,
-task configs were generated); the owner task folds them in before the next effect.
+task's stop has finished before the next start. An effect may answer with events (a task that
+could not be handed to the executor failed); the owner folds them in after the remaining effects
+of the same event (first in, first out). Connector effects return at once: the connector's code
+runs in its own thread and reports later (`kconnect.herder.connectors`). A store write that fails
+raises (its StoreError names the file); the owner decides what that means (`kconnect.herder.owner`).
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ adapter (user code started, failed, produced task configs) and the executor (tas
 task or connector event from an adapter carries the `generation` of the instance it is about; the
 reducer ignores it when that instance has since been replaced (a stale event).
 
-Effects are carried out in order by the driver (`kconnect.herder.standalone`); an effect that
-stops something completes before the next effect starts.
+Effects are carried out in order, first in first out, by the herder's owner task
+(`kconnect.herder.owner`); an effect that stops a task completes before the next effect starts.
+Connector calls (`StartConnector`, `GenerateTaskConfigs`, `StopConnector`) are user code: they run
+in the connector's own thread, one at a time in order, and answer later with events.
 """
 
 from __future__ import annotations
@@ -317,3 +319,6 @@ Effect = (
     | RemoveTaskStatus
     | RemoveStatus
 )
+
+STORE_WRITES = (PersistConfig, PersistTargetState, PersistTaskConfigs, RemoveConfig)
+"""The config-store writes: the reducer puts them before every other effect of an event."""

@@ -8,88 +8,29 @@ the observed states before and after the event.
 
 Semantics follow Kafka (WorkerConnector, StandaloneHerder, KIP-745, KIP-875): see the `_ON_TARGET`
 table for pause / resume / stop, `restart_plan` for restarts.
+
+Effect order, which the owner task relies on (`kconnect.herder.owner`):
+
+* Store writes come first. A command's config-store writes (`ev.STORE_WRITES`) precede every
+  other effect of the same event, so when a write fails the owner can drop the whole event: the
+  state stays as it was and nothing outside the stores has been touched.
+* Effects run first-in-first-out: the events an effect answers with are folded in after the
+  remaining effects of the event that asked for it (`settle` in the reducer's tests does the same).
+
+KAFKA-9228: any change of the connector's config restarts its tasks with the new config, even when
+the connector's `task_configs` gives the same task configs (`ConnectorRecord.applied_config`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from enum import Enum
 from typing import Any
 
 from kconnect.herder import events as ev
 from kconnect.herder.model import ConnectorTaskId, State, TargetState
-
-Config = Mapping[str, str]
-
-
-@dataclass(frozen=True)
-class TaskRecord:
-    """One task: its config, observed state and the generation of its running instance (0: none)."""
-
-    config: Config
-    observed: ev.Observed
-    generation: int = 0
-
-
-@dataclass(frozen=True)
-class ConnectorRecord:
-    """One connector's desired and observed state.
-
-    `instance` is the generation of the running connector instance (0: none); `generation` is the
-    last number handed out, for connector and task instances alike.
-    """
-
-    name: str
-    config: Config
-    target: TargetState
-    observed: ev.Observed
-    tasks: tuple[TaskRecord, ...] = ()
-    instance: int = 0
-    generation: int = 0
-
-    @property
-    def task_configs(self) -> tuple[Config, ...]:
-        """The task configs, in task order."""
-        return tuple(t.config for t in self.tasks)
-
-    def task_ids(self) -> list[ConnectorTaskId]:
-        """The ids of the connector's tasks, in task order."""
-        return [ConnectorTaskId(self.name, i) for i in range(len(self.tasks))]
-
-
-@dataclass(frozen=True)
-class HerderState:
-    """Everything the herder knows, as one immutable value."""
-
-    worker_id: str = ""
-    connectors: Mapping[str, ConnectorRecord] = field(default_factory=dict)
-
-    def with_connector(self, record: ConnectorRecord) -> HerderState:
-        """A copy with `record` added or replaced."""
-        return replace(self, connectors={**self.connectors, record.name: record})
-
-    def without(self, name: str) -> HerderState:
-        """A copy without the connector `name`."""
-        return replace(self, connectors={k: v for k, v in self.connectors.items() if k != name})
-
-
-@dataclass(frozen=True)
-class RestartPlan:
-    """Which instances a KIP-745 restart restarts (Kafka's RestartPlan)."""
-
-    connector: bool
-    tasks: tuple[int, ...]
-
-
-def restart_plan(record: ConnectorRecord, include_tasks: bool, only_failed: bool) -> RestartPlan:
-    """The connector restarts iff not `only_failed` or it FAILED; a task iff `include_tasks` and likewise."""
-
-    def chosen(observed: ev.Observed) -> bool:
-        return not only_failed or observed.state is State.FAILED
-
-    tasks = tuple(i for i, t in enumerate(record.tasks) if include_tasks and chosen(t.observed))
-    return RestartPlan(chosen(record.observed), tasks)
+from kconnect.herder.state import Config, ConnectorRecord, HerderState, TaskRecord, restart_plan
 
 
 class _Act(Enum):
@@ -170,9 +111,14 @@ class _Step:
             self.stop_task(index)
 
     def replace_tasks(self, configs: Sequence[Config]) -> None:
+        """Write the new task configs first, then stop the old tasks (the caller starts the new ones)."""
+        self.effects.append(ev.PersistTaskConfigs(self.record.name, tuple(dict(c) for c in configs)))
         self.stop_all_tasks()
-        self.record = replace(self.record, tasks=_unassigned_tasks(configs, self.state.worker_id))
-        self.effects.append(ev.PersistTaskConfigs(self.record.name, self.record.task_configs))
+        self.record = replace(
+            self.record,
+            tasks=_unassigned_tasks(configs, self.state.worker_id),
+            applied_config=self.record.config,
+        )
 
     def bring_to_target(self) -> None:
         """Start or suspend the connector instance per `_ON_TARGET` (tasks are the caller's job)."""
@@ -203,7 +149,8 @@ _Result = tuple[HerderState, list[ev.Effect]]
 
 def _loaded(state: HerderState, e: ev.ConnectorLoaded) -> _Result:
     step = _Step(state, _new_record(state, e.name, e.config, e.target))
-    step.record = replace(step.record, tasks=_unassigned_tasks(e.task_configs, state.worker_id))
+    tasks = _unassigned_tasks(e.task_configs, state.worker_id)
+    step.record = replace(step.record, tasks=tasks, applied_config=step.record.config)
     step.bring_to_target()
     if e.target is not TargetState.STOPPED:
         for index in range(len(step.record.tasks)):
@@ -231,9 +178,9 @@ def _removed(state: HerderState, e: ev.ConnectorRemoved) -> _Result:
     if record is None:
         return state, []
     step = _Step(state, record)
+    step.effects.append(ev.RemoveConfig(e.name))
     step.stop_all_tasks()
     step.stop_connector()
-    step.effects.append(ev.RemoveConfig(e.name))
     return state.without(e.name), step.effects
 
 
@@ -243,13 +190,14 @@ def _target_set(state: HerderState, e: ev.TargetStateSet) -> _Result:
         return state, []
     step = _Step(state, replace(record, target=e.target))
     if e.target is TargetState.STOPPED:
-        # Kafka's order: tasks stopped and their configs removed before the target state is written.
+        # Kafka's order of writes: the task configs are removed before the target state is written.
         step.replace_tasks([])
+        step.effects.insert(1, ev.PersistTargetState(e.name, e.target))
     else:
+        step.effects.append(ev.PersistTargetState(e.name, e.target))
         for index, task in enumerate(step.record.tasks):
             if task.generation and task.observed.state is not State.FAILED:
                 step.effects.append(ev.SetTaskTargetState(ConnectorTaskId(e.name, index), e.target))
-    step.effects.append(ev.PersistTargetState(e.name, e.target))
     step.bring_to_target()
     return step.done()
 
@@ -344,8 +292,11 @@ def _task_configs_generated(state: HerderState, e: ev.TaskConfigsGenerated) -> _
     record = _current(state, e.name, e.generation)
     if record is None or record.target is not TargetState.STARTED:
         return state, []
-    step = _Step(state, record)
-    if [dict(c) for c in e.configs] != [dict(c) for c in record.task_configs]:
+    step = _Step(state, replace(record, configs_from=e.generation))
+    changed = [dict(c) for c in e.configs] != [dict(c) for c in record.task_configs]
+    # KAFKA-9228: converters, transforms, client overrides... live in the connector config only.
+    reconfigured = bool(record.tasks) and dict(record.applied_config or {}) != dict(record.config)
+    if changed or reconfigured:
         step.replace_tasks(e.configs)
     for index, task in enumerate(step.record.tasks):
         if not task.generation:
@@ -365,10 +316,22 @@ def _task_event(new_state: State) -> Callable[[HerderState, Any], _Result]:
             return state, []
         step = _Step(state, record)
         trace = e.trace if isinstance(e, ev.TaskFailed) else None
-        step.observe_task(e.id.task, new_state, trace, 0 if new_state is State.UNASSIGNED else None)
+        if isinstance(e, ev.TaskStopped):
+            # The herder forgets a task's generation when it asks it to stop, so a current task that
+            # reports a stop ended on its own: status must not leave it UNASSIGNED without a reason.
+            step.observe_task(e.id.task, State.FAILED, _unexpected_stop(e.id), 0)
+        else:
+            step.observe_task(e.id.task, new_state, trace)
         return step.done()
 
     return handle
+
+
+def _unexpected_stop(task: ConnectorTaskId) -> str:
+    return (
+        f"Task {task} stopped although the worker did not ask it to stop; nothing runs it any more. "
+        "Restart the task to run it again."
+    )
 
 
 _HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {

@@ -13,8 +13,10 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from kconnect.errors import BadRequestError, ConnectError
+from kconnect.errors import BadRequestError, ConnectError, RequestTimeoutError
 from kconnect.herder.api import ConnectorOffset, ConnectorOffsets
+from kconnect.herder.connectors import in_thread
+from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE
 from kconnect.runtime.kafka_clients import consumer_kwargs
 from kconnect.runtime.sink_loop import sink_group_id
 from kconnect.storage.base import OffsetBackingStore, partition_key
@@ -220,13 +222,19 @@ class ConnectorOffsetsStore:
 async def _connector_accepts(
     connector: str, config: Mapping[str, str], cls: Any, offsets: Mapping[Any, Any]
 ) -> bool:
-    """Ask a fresh instance (the connector is STOPPED, so none runs) whether it accepts the change."""
+    """Ask a fresh instance (the connector is STOPPED, so none runs) whether it accepts the change.
+
+    It runs on the herder's owner task, so a connector whose `alter_offsets` hangs gets
+    `REQUEST_TIMEOUT_S` and then fails the request, instead of holding every other write.
+    """
 
     def call() -> bool:
         return bool(cls().alter_offsets(dict(config), offsets))
 
     try:
-        return await asyncio.to_thread(call)
+        return await asyncio.wait_for(in_thread(f"kconnect-connector-{connector}", call), REQUEST_TIMEOUT_S)
+    except asyncio.TimeoutError:
+        raise RequestTimeoutError(TIMEOUT_MESSAGE) from None
     except ConnectError:
         raise
     except Exception as exc:

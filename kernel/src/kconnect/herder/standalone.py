@@ -1,10 +1,12 @@
-"""The standalone herder: the `Herder` front door of one worker, and the executor's `TaskListener`.
+"""The standalone herder: the `Herder` front door of one worker.
 
-One asyncio task (the owner) holds the reducer state (`kconnect.herder.machine`). A REST call
-checks and validates its input, then puts a command on the owner's queue and awaits its future;
-executor callbacks and connector contexts put events on the same queue. The owner folds each
-event into the state and carries out the effects in order (`EffectRunner`), folding in the events
-they produce before taking the next item. Reads answer from the current immutable state.
+One asyncio task (`kconnect.herder.owner.Owner`) holds the reducer state
+(`kconnect.herder.machine`). A REST call checks and validates its input, then puts a command on
+the owner's queue and awaits the answer, at most `REQUEST_TIMEOUT_S`; the executor's reports
+(`kconnect.herder.listener`) and connector contexts put events on the same queue. The owner folds
+each event into the state and carries out the effects first-in-first-out (`EffectRunner`).
+Connector code runs in its own threads (`kconnect.herder.connectors`), never on the owner. Reads
+answer from the current immutable state, whatever the owner is doing.
 """
 
 from __future__ import annotations
@@ -12,12 +14,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import pkgutil
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError
-from kconnect.executor import Executor, SourceOffset, SourcePartition
+from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
 from kconnect.herder.api import (
@@ -32,11 +33,13 @@ from kconnect.herder.api import (
     TaskStateInfo,
     WorkerHealth,
 )
-from kconnect.herder.connectors import TASK_CLASS_CONFIG, ConnectorInstances
+from kconnect.herder.connectors import ConnectorInstances
 from kconnect.herder.effects import EffectRunner
-from kconnect.herder.machine import ConnectorRecord, HerderState, apply, restart_plan
+from kconnect.herder.listener import HerderTaskListener
 from kconnect.herder.model import ConnectorTaskId, ConnectorType, TargetState
 from kconnect.herder.offsets import AiokafkaAdmin, ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
+from kconnect.herder.owner import REQUEST_TIMEOUT_S, Owner
+from kconnect.herder.state import ConnectorRecord, HerderState, restart_plan
 from kconnect.herder.validation import NAME_CONFIG, ConnectorValidator
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import (
@@ -52,8 +55,6 @@ from kconnect.storage import (
 from kconnect.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 HEALTHY_MESSAGE = "Worker has completed startup and is ready to handle requests."
 STARTING_MESSAGE = "Worker is still starting up."
@@ -72,6 +73,7 @@ class StandaloneHerder:
         status_store: StatusBackingStore,
         offset_store: OffsetBackingStore,
         admin: Callable[[], KafkaAdmin],
+        request_timeout_s: float = REQUEST_TIMEOUT_S,
     ) -> None:
         self.worker_id = worker_config.worker_id
         self._executor = executor
@@ -80,17 +82,16 @@ class StandaloneHerder:
         self._offset_store = offset_store
         self._admin = admin
         self._validator = ConnectorValidator(plugins)
-        self._connectors = ConnectorInstances(plugins, self._post_threadsafe)
-        self._effects = EffectRunner(
-            worker_config, plugins, executor, self._connectors, config_store, status_store
+        self._connectors = ConnectorInstances(
+            plugins,
+            self._post_threadsafe,
+            shutdown_timeout_s=worker_config.task_shutdown_graceful_timeout_ms / 1000,
         )
+        effects = EffectRunner(worker_config, plugins, executor, self._connectors, config_store, status_store)
+        self._owner = Owner(HerderState(self.worker_id), effects.run, request_timeout_s)
+        self._listener = HerderTaskListener(self._owner.post, offset_store, status_store)
         self._offsets = ConnectorOffsetsStore(offset_store, admin)
-        self._state = HerderState(self.worker_id)
-        self._queue: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any] | None]] = (
-            asyncio.Queue()
-        )
-        self._owner: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._started = False
         self._healthy = False
         self._cluster_id: str | None = None
 
@@ -112,32 +113,30 @@ class StandaloneHerder:
 
     async def start(self) -> None:
         """Load the stores, start the owner task and the executor, then start every stored connector."""
-        self._loop = asyncio.get_running_loop()
         await self._offset_store.start()
         await self._config_store.start()
-        self._owner = asyncio.create_task(self._run(), name="kconnect-herder")
-        self._owner.add_done_callback(_fail_loudly)
-        await self._executor.start(self)
+        self._owner.start()
+        self._started = True
+        await self._executor.start(self._listener)
         snapshot = self._config_store.snapshot()
         for name in snapshot.connectors():
             config = snapshot.connector_configs[name]
             loaded = ev.ConnectorLoaded(
                 name, config, snapshot.target_state(name), snapshot.task_configs.get(name, ())
             )
-            await self._submit(functools.partial(self._dispatch, loaded))
+            await self._owner.call(functools.partial(self._owner.command, loaded))
         self._healthy = True
         log.info("Herder started with %d connectors", len(snapshot.connectors()))
 
     async def stop(self) -> None:
         """Stop every task gracefully (offsets committed) and every connector; configs stay stored."""
-        if self._owner is None:
+        if not self._started:
             return
-        await self._submit(lambda: self._dispatch(ev.ShutdownRequested()))
+        self._started = False
+        await self._owner.call(lambda: self._owner.command(ev.ShutdownRequested()))
         await self._connectors.stop_all()
         await self._executor.stop()
-        self._owner.remove_done_callback(_fail_loudly)
-        self._owner.cancel()
-        self._owner = None
+        self._owner.stop()
         await self._config_store.stop()
         await self._offset_store.stop()
         log.info("Herder stopped")
@@ -164,40 +163,23 @@ class StandaloneHerder:
             self._cluster_id = await self._admin().cluster_id()
         return self._cluster_id
 
-    # --- the owner task ----------------------------------------------------------------------------------
+    # --- the owner's entry points -----------------------------------------------------------------------
 
-    async def _run(self) -> None:
-        while True:
-            work, future = await self._queue.get()
-            try:
-                result = await work()
-            except Exception as exc:
-                if future is None:
-                    log.error("Herder event failed", exc_info=True)
-                elif not future.done():
-                    future.set_exception(exc)
-                continue
-            if future is not None and not future.done():
-                future.set_result(result)
-
-    async def _submit(self, work: Callable[[], Awaitable[T]]) -> T:
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((work, future))
-        return await future
-
-    def _post(self, event: ev.Event) -> None:
-        self._queue.put_nowait((lambda: self._dispatch(event), None))
+    @property
+    def _state(self) -> HerderState:
+        return self._owner.state
 
     def _post_threadsafe(self, event: ev.Event) -> None:
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._post, event)
+        self._owner.post_threadsafe(event)
 
-    async def _dispatch(self, event: ev.Event) -> None:
-        """Fold `event` in and carry out its effects, depth first (owner task only)."""
-        self._state, effects = apply(self._state, event)
-        for effect in effects:
-            for follow_up in await self._effects.run(effect):
-                await self._dispatch(follow_up)
+    async def _write(self, event: ev.Event, check: Callable[[], object] = lambda: None) -> None:
+        """Run `check` then fold `event` in on the owner task; answer within the request timeout."""
+
+        async def write() -> None:
+            check()
+            await self._owner.command(event)
+
+        await self._owner.call(write, self._owner.deadline())
 
     # --- reads -------------------------------------------------------------------------------------------
 
@@ -211,13 +193,7 @@ class StandaloneHerder:
         return self._validator.connector_type(record.config)
 
     def _versions(self, record: ConnectorRecord) -> views.Versions:
-        """The connector plugin's version and each task class's (Kafka 4.1's status ``version``)."""
-        try:
-            connector = _defined(self._validator.plugin(record.config).version)
-        except Exception:
-            return views.NO_VERSIONS
-        tasks = [_task_version(t.config.get(TASK_CLASS_CONFIG, "")) or connector for t in record.tasks]
-        return views.Versions(connector, tasks)
+        return views.versions(record, self._validator.plugin)
 
     async def connectors(self) -> list[str]:
         """Names of all connectors, sorted."""
@@ -263,7 +239,12 @@ class StandaloneHerder:
         allow_replace: bool,
         initial_state: TargetState | None = None,
     ) -> PutResult:
-        """Validate, then create or replace the connector (validation errors come before existence)."""
+        """Validate, then create or replace the connector (validation errors come before existence).
+
+        Answers once the connector has started and produced its task configs (or failed), with its
+        tasks, as Kafka's standalone herder does; RequestTimeoutError after `REQUEST_TIMEOUT_S`.
+        A config-store write that fails raises its StoreError and changes nothing.
+        """
         config = dict(config)
         if NAME_CONFIG in config and config[NAME_CONFIG] != name:
             raise BadRequestError(
@@ -272,54 +253,70 @@ class StandaloneHerder:
             )
         config[NAME_CONFIG] = name
         await self._validator.check(config)
+        deadline = self._owner.deadline()
 
-        async def put() -> PutResult:
+        async def put() -> tuple[bool, asyncio.Future[None] | None]:
             created = name not in self._state.connectors
             if not created and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
-            await self._dispatch(ev.ConnectorConfigured(name, config, initial_state if created else None))
-            record = self._record(name)
-            return PutResult(created, views.connector_info(record, self._type(record)))
+            initial = initial_state if created else None
+            await self._owner.command(ev.ConnectorConfigured(name, config, initial))
+            return created, self._owner.settled(name)
 
-        return await self._submit(put)
+        created, settled = await self._owner.call(put, deadline)
+        return PutResult(created, await self._info_when_settled(name, settled, deadline))
 
     async def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
-        """Merge `patch` (None removes a key) into the config, validate the result and apply it."""
-        merged = dict(self._record(name).config)
-        for key, value in patch.items():
-            if value is None:
-                merged.pop(key, None)
-            else:
-                merged[key] = value
-        await self._validator.check(merged)
+        """Merge `patch` (None removes a key) into the config, validate the result and apply it.
 
-        async def put() -> ConnectorInfo:
-            self._record(name)
-            await self._dispatch(ev.ConnectorConfigured(name, merged))
-            record = self._record(name)
-            return views.connector_info(record, self._type(record))
+        Validation runs off the owner task, so the merge is checked again on it: if another write
+        changed the config meanwhile, the patch is merged into that config and validated again, so
+        no concurrent update is lost.
+        """
+        deadline = self._owner.deadline()
+        while True:
+            base = dict(self._record(name).config)
+            merged = _merged(base, patch)
+            await self._validator.check(merged)
 
-        return await self._submit(put)
+            async def put(
+                base: dict[str, str] = base, merged: dict[str, str] = merged
+            ) -> tuple[bool, asyncio.Future[None] | None]:
+                if dict(self._record(name).config) != base:
+                    return False, None
+                await self._owner.command(ev.ConnectorConfigured(name, merged))
+                return True, self._owner.settled(name)
+
+            applied, settled = await self._owner.call(put, deadline)
+            if applied:
+                return await self._info_when_settled(name, settled, deadline)
+            log.info("Connector %s changed while a PATCH was validated; merging again", name)
+
+    async def _info_when_settled(
+        self, name: str, settled: asyncio.Future[None] | None, deadline: float
+    ) -> ConnectorInfo:
+        if settled is not None:
+            await self._owner.wait(settled, deadline)
+        record = self._record(name)
+        return views.connector_info(record, self._type(record))
 
     async def delete_connector(self, name: str) -> ConnectorInfo:
-        """Stop the connector and its tasks and forget it; NotFoundError if unknown."""
+        """Forget the connector (store first), then stop it and its tasks; NotFoundError if unknown."""
 
         async def delete() -> ConnectorInfo:
             record = self._record(name)
             info = views.connector_info(record, self._type(record))
-            await self._dispatch(ev.ConnectorRemoved(name))
+            await self._owner.command(ev.ConnectorRemoved(name))
             return info
 
-        return await self._submit(delete)
+        return await self._owner.call(delete, self._owner.deadline())
 
     # --- lifecycle requests ------------------------------------------------------------------------------
 
     async def _set_target(self, name: str, target: TargetState) -> None:
-        async def set_target() -> None:
-            self._record(name, f"Unknown connector {name}")
-            await self._dispatch(ev.TargetStateSet(name, target))
-
-        await self._submit(set_target)
+        await self._write(
+            ev.TargetStateSet(name, target), lambda: self._record(name, f"Unknown connector {name}")
+        )
 
     async def pause_connector(self, name: str) -> None:
         """Target state PAUSED: the connector and its tasks pause (idempotent)."""
@@ -330,7 +327,7 @@ class StandaloneHerder:
         await self._set_target(name, TargetState.STARTED)
 
     async def stop_connector(self, name: str) -> None:
-        """Target state STOPPED: tasks stopped and their configs removed, then the connector (idempotent)."""
+        """Target state STOPPED: task configs removed and target written, then tasks and connector stopped."""
         await self._set_target(name, TargetState.STOPPED)
 
     async def restart_connector(self, request: RestartRequest) -> ConnectorStateInfo:
@@ -340,23 +337,22 @@ class StandaloneHerder:
             record = self._record(request.connector, f"Unknown connector: {request.connector}")
             plan = restart_plan(record, request.include_tasks, request.only_failed)
             snapshot = views.connector_status(record, self._type(record), plan, self._versions(record))
-            await self._dispatch(
+            await self._owner.command(
                 ev.RestartRequested(request.connector, request.include_tasks, request.only_failed)
             )
             return snapshot
 
-        return await self._submit(restart)
+        return await self._owner.call(restart, self._owner.deadline())
 
     async def restart_task(self, task: ConnectorTaskId) -> None:
         """Stop and start one task."""
 
-        async def restart() -> None:
+        def check() -> None:
             record = self._record(task.connector, f"Unknown connector: {task.connector}")
             if not 0 <= task.task < len(record.tasks):
                 raise NotFoundError(f"Unknown task: {task}")
-            await self._dispatch(ev.TaskRestartRequested(task))
 
-        await self._submit(restart)
+        await self._write(ev.TaskRestartRequested(task), check)
 
     # --- offsets (KIP-875) -------------------------------------------------------------------------------
 
@@ -376,7 +372,7 @@ class StandaloneHerder:
             plugin = self._validator.plugin(record.config)
             return await self._offsets.alter(name, record.config, plugin.cls, self._is_sink(record), offsets)
 
-        return await self._submit(alter)
+        return await self._owner.call(alter, self._owner.deadline())
 
     async def reset_offsets(self, name: str) -> str:
         """Remove every offset of a STOPPED connector after its `alter_offsets` accepts it."""
@@ -386,7 +382,7 @@ class StandaloneHerder:
             plugin = self._validator.plugin(record.config)
             return await self._offsets.reset_all(name, record.config, plugin.cls, self._is_sink(record))
 
-        return await self._submit(reset)
+        return await self._owner.call(reset, self._owner.deadline())
 
     def _stopped(self, name: str) -> ConnectorRecord:
         record = self._record(name)
@@ -419,55 +415,13 @@ class StandaloneHerder:
         """The plugin's config keys, then the framework's for connectors."""
         return list(self._validator.plugin_config(plugin))
 
-    # --- TaskListener: the executor's reports ------------------------------------------------------------
 
-    def on_running(self, task: ConnectorTaskId, generation: int) -> None:
-        """The task started or resumed."""
-        self._post(ev.TaskRunning(task, generation))
-
-    def on_paused(self, task: ConnectorTaskId, generation: int) -> None:
-        """The task paused."""
-        self._post(ev.TaskPaused(task, generation))
-
-    def on_failed(self, task: ConnectorTaskId, generation: int, trace: str) -> None:
-        """The task failed."""
-        self._post(ev.TaskFailed(task, generation, trace))
-
-    def on_stopped(self, task: ConnectorTaskId, generation: int) -> None:
-        """The task stopped."""
-        self._post(ev.TaskStopped(task, generation))
-
-    async def on_commit_source_offsets(
-        self, task: ConnectorTaskId, offsets: Sequence[tuple[SourcePartition, SourceOffset | None]]
-    ) -> None:
-        """Store a task's source offsets durably (one atomic batch)."""
-        await self._offset_store.set(task.connector, offsets)
-
-    async def read_source_offsets(
-        self, task: ConnectorTaskId, partitions: Sequence[SourcePartition]
-    ) -> list[SourceOffset | None]:
-        """The committed offsets of these partitions of the task's connector."""
-        return await self._offset_store.get(task.connector, partitions)
-
-    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
-        """Record an active topic (KIP-558)."""
-        self._status_store.put_topic(task.connector, topic)
-
-
-def _defined(version: str | None) -> str | None:
-    return None if version in (None, "", "undefined") else version
-
-
-@functools.lru_cache(maxsize=256)
-def _task_version(task_class: str) -> str | None:
-    """The ``version()`` of the task class named by a task config's ``task.class``, None if unknown."""
-    try:
-        version = pkgutil.resolve_name(task_class).version
-        return _defined(str(version() if callable(version) else version))
-    except Exception:
-        return None
-
-
-def _fail_loudly(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.critical("The herder's owner task died", exc_info=task.exception())
+def _merged(config: Mapping[str, str], patch: Mapping[str, str | None]) -> dict[str, str]:
+    """`config` with `patch` applied: a None value removes the key."""
+    merged = dict(config)
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged

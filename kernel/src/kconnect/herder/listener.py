@@ -1,0 +1,66 @@
+"""The executor's reports to the herder: the worker's `TaskListener` (`kconnect.executor`).
+
+State changes become herder events on the owner's queue. Source offsets go straight to the offset
+store (a task waits for the durable write before it calls `commit`); a write that fails raises a
+StoreError naming the task and the store's file, which the executor hands back to the task so it
+ends FAILED with that trace instead of running on with offsets that were never stored.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+
+from kconnect.executor import SourceOffset, SourcePartition
+from kconnect.herder import events as ev
+from kconnect.herder.model import ConnectorTaskId
+from kconnect.storage import OffsetBackingStore, StatusBackingStore, StoreError
+
+log = logging.getLogger(__name__)
+
+
+class HerderTaskListener:
+    """Turns an executor's calls into herder events and store calls; the herder creates one."""
+
+    def __init__(
+        self, post: Callable[[ev.Event], None], offsets: OffsetBackingStore, statuses: StatusBackingStore
+    ) -> None:
+        self._post = post
+        self._offsets = offsets
+        self._statuses = statuses
+
+    def on_running(self, task: ConnectorTaskId, generation: int) -> None:
+        """The task started or resumed."""
+        self._post(ev.TaskRunning(task, generation))
+
+    def on_paused(self, task: ConnectorTaskId, generation: int) -> None:
+        """The task paused."""
+        self._post(ev.TaskPaused(task, generation))
+
+    def on_failed(self, task: ConnectorTaskId, generation: int, trace: str) -> None:
+        """The task failed."""
+        self._post(ev.TaskFailed(task, generation, trace))
+
+    def on_stopped(self, task: ConnectorTaskId, generation: int) -> None:
+        """The task stopped."""
+        self._post(ev.TaskStopped(task, generation))
+
+    async def on_commit_source_offsets(
+        self, task: ConnectorTaskId, offsets: Sequence[tuple[SourcePartition, SourceOffset | None]]
+    ) -> None:
+        """Store a task's source offsets durably (one atomic batch); StoreError if they could not be."""
+        try:
+            await self._offsets.set(task.connector, offsets)
+        except Exception as exc:
+            log.error("Could not store the source offsets of task %s: %s", task, exc)
+            raise StoreError(f"Could not store the source offsets of task {task}: {exc}") from exc
+
+    async def read_source_offsets(
+        self, task: ConnectorTaskId, partitions: Sequence[SourcePartition]
+    ) -> list[SourceOffset | None]:
+        """The committed offsets of these partitions of the task's connector."""
+        return await self._offsets.get(task.connector, partitions)
+
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
+        """Record an active topic (KIP-558)."""
+        self._statuses.put_topic(task.connector, topic)
