@@ -8,6 +8,10 @@ bulk, so the source loop converts them all, then this module packs them into aio
 Partitions are chosen as Java's producer does: the record's own partition if it has one, the
 murmur2 hash of the key if it has a key, else one partition per topic for the whole poll (Java's
 sticky partitioning, which keeps batches full).
+
+Records of one topic-partition go out in the order given, in batches handed to the producer in
+that order; a batch's records are acknowledged together, in order, with the batch's base offset
+plus their index. A failed batch acknowledges none of its records.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiokafka import AIOKafkaProducer
 from aiokafka.partitioner import DefaultPartitioner
+
+from kconnect.runtime.kafka_clients import ProducerClient
 
 
 @dataclass(slots=True)
@@ -48,7 +53,8 @@ ErrorCallback = Callable[[BaseException], None]
 class BatchSender:
     """Packs records into per-partition batches and sends them; one instance per source task."""
 
-    def __init__(self, producer: AIOKafkaProducer, on_ack: AckCallback, on_error: ErrorCallback) -> None:
+    def __init__(self, producer: ProducerClient, on_ack: AckCallback, on_error: ErrorCallback) -> None:
+        """Send through `producer`; `on_ack` runs per acknowledged record, `on_error` per failed batch."""
         self._producer = producer
         self._on_ack = on_ack
         self._on_error = on_error

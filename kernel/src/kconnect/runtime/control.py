@@ -84,19 +84,26 @@ class TargetFollower:
     """Keeps a task loop in step with its target state, reporting each transition once.
 
     Both loops call `proceed` at the top of every round: it returns False once the target is
-    STOPPED, True when the loop should run a round, and blocks while PAUSED (after `on_pause`
-    committed what is in flight, and until `on_resume` runs).
+    STOPPED, True when the loop should run a round, and holds the loop while PAUSED (after
+    `on_pause` committed what is in flight, and until `on_resume` runs). While paused it calls
+    `keep_alive` every `KEEP_ALIVE_S` when given: the sink polls its paused consumer there, so the
+    consumer stays in its group however long the pause lasts (Kafka's paused tasks keep polling).
     """
 
     #: How long one wait for a resume lasts before the target is looked at again.
     PAUSE_WAIT_S = 3600.0
 
-    def __init__(self, control: TaskControl) -> None:
+    def __init__(self, control: TaskControl, keep_alive_s: float = 0.5) -> None:
+        """Follow `control`'s target; a paused loop's `keep_alive` runs every `keep_alive_s`."""
         self._control = control
+        self._keep_alive_s = keep_alive_s
         self._running_reported = False
 
     async def proceed(
-        self, on_pause: Callable[[], Awaitable[None]], on_resume: Callable[[], None] = lambda: None
+        self,
+        on_pause: Callable[[], Awaitable[None]],
+        on_resume: Callable[[], None] = lambda: None,
+        keep_alive: Callable[[], Awaitable[None]] | None = None,
     ) -> bool:
         """Whether to run another round; see the class docstring."""
         while True:
@@ -108,9 +115,16 @@ class TargetFollower:
             await on_pause()
             await self._control.report_paused()
             self._running_reported = False
-            await self._control.wait_for_target_change(TargetState.PAUSED, self.PAUSE_WAIT_S)
+            await self._stay_paused(keep_alive)
             on_resume()
         if not self._running_reported:
             await self._control.report_running()
             self._running_reported = True
         return True
+
+    async def _stay_paused(self, keep_alive: Callable[[], Awaitable[None]] | None) -> None:
+        wait_s = self.PAUSE_WAIT_S if keep_alive is None else self._keep_alive_s
+        while self._control.target is TargetState.PAUSED:
+            if keep_alive is not None:
+                await keep_alive()
+            await self._control.wait_for_target_change(TargetState.PAUSED, wait_s)

@@ -3,13 +3,19 @@
 Java Kafka Connect passes ``producer.*`` / ``consumer.*`` worker properties (and, per connector,
 ``producer.override.*`` / ``consumer.override.*``) to its clients. kconnect maps the ones aiokafka
 understands and logs the rest once, so a Java worker file still runs.
+
+The loops see their clients through two small protocols, `ProducerClient` and `ConsumerClient`:
+aiokafka's classes satisfy them, and unit tests of the loops' logic pass fakes.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
+from aiokafka.structs import TopicPartition as KafkaTopicPartition
 
 log = logging.getLogger(__name__)
 
@@ -117,3 +123,92 @@ def consumer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str], gro
     kwargs["group_id"] = group_id
     kwargs["enable_auto_commit"] = False
     return kwargs
+
+
+class ProducerClient(Protocol):
+    """The part of aiokafka's producer a source loop uses (`AIOKafkaProducer` satisfies it)."""
+
+    async def start(self) -> None:
+        """Connect to the cluster."""
+        ...
+
+    async def stop(self) -> None:
+        """Flush and close."""
+        ...
+
+    async def flush(self) -> None:
+        """Wait until every batch handed over so far was answered by the broker."""
+        ...
+
+    def create_batch(self) -> Any:
+        """An empty batch builder (`append(timestamp=, key=, value=, headers=)`, `close()`)."""
+        ...
+
+    async def send_batch(self, batch: Any, topic: str, *, partition: int) -> Any:
+        """Hand a closed batch over; returns a future of its RecordMetadata (base offset)."""
+        ...
+
+    async def partitions_for(self, topic: str) -> Any:
+        """The partition numbers of `topic`."""
+        ...
+
+
+class ConsumerClient(Protocol):
+    """The part of aiokafka's consumer a sink loop uses (`AIOKafkaConsumer` satisfies it)."""
+
+    async def start(self) -> None:
+        """Connect to the cluster."""
+        ...
+
+    async def stop(self) -> None:
+        """Leave the group and close."""
+        ...
+
+    def subscribe(
+        self,
+        topics: Any = (),
+        pattern: str | None = None,
+        listener: ConsumerRebalanceListener | None = None,
+    ) -> None:
+        """Join the group for these topics (or this pattern), with a rebalance listener."""
+        ...
+
+    async def getmany(self, *partitions: KafkaTopicPartition, timeout_ms: int = 0) -> Any:
+        """Fetched records by partition; nothing for paused partitions. Also keeps the member alive."""
+        ...
+
+    def assignment(self) -> set[KafkaTopicPartition]:
+        """The partitions assigned to this member."""
+        ...
+
+    def pause(self, *partitions: KafkaTopicPartition) -> None:
+        """Stop returning records of these partitions."""
+        ...
+
+    def resume(self, *partitions: KafkaTopicPartition) -> None:
+        """Return records of these partitions again."""
+        ...
+
+    def paused(self) -> set[KafkaTopicPartition]:
+        """The partitions currently paused."""
+        ...
+
+    def seek(self, partition: KafkaTopicPartition, offset: int) -> None:
+        """Read `partition` from `offset` next."""
+        ...
+
+    async def commit(self, offsets: Any = None) -> None:
+        """Commit these offsets to the group (raises CommitFailedError after a rebalance)."""
+        ...
+
+
+def create_producer(worker: Mapping[str, str], connector: Mapping[str, str]) -> ProducerClient:
+    """A real aiokafka producer configured from the worker and connector properties."""
+    producer: ProducerClient = AIOKafkaProducer(**producer_kwargs(worker, connector))
+    return producer
+
+
+def create_consumer(worker: Mapping[str, str], connector: Mapping[str, str], group_id: str) -> ConsumerClient:
+    """A real aiokafka consumer of group `group_id`, configured from worker and connector properties."""
+    consumer: ConsumerClient = AIOKafkaConsumer(**consumer_kwargs(worker, connector, group_id))
+    return consumer

@@ -1,10 +1,26 @@
 """The sink task loop: consume → converters → transforms → put → pre_commit/flush → commit.
 
-`SinkLoop` runs one task; executors start it through
-`kconnect.runtime.runner.run_task`. The task's consumer joins the group
-``connect-<connector name>`` (Kafka's name, so Kafka's tools show sink progress), and offsets are
-committed to it only after `pre_commit` (by default `flush`) returned: every
-``offset.flush.interval.ms``, before partitions are revoked, on pause and on clean stop.
+`SinkLoop` runs one task; executors start it through `kconnect.runtime.runner.run_task`. The
+task's consumer joins the group ``connect-<connector name>`` (Kafka's name, so Kafka's tools
+show sink progress), and offsets are committed to it only after `pre_commit` (by default `flush`)
+returned: every ``offset.flush.interval.ms``, before partitions are revoked, on pause and on
+clean stop.
+
+Rules, as Kafka's WorkerSinkTask keeps them:
+
+* **One call into the task at a time.** aiokafka runs the rebalance listener in its own
+  coordination task, not inside `getmany`, so a revocation could arrive while `put` runs in its
+  thread. Every task call (`put`, `pre_commit`, `open`, `close`) holds one lock, so the commit
+  and `close` of a revocation wait for the `put` in flight, and a batch fetched before a
+  revocation is discarded (its partitions restart at the committed offset).
+* **Paused means polling with every partition paused**, so the consumer keeps its group
+  membership through any pause and a resume causes no rebalance and no redelivery.
+* **RetriableError from put**: every partition is paused, the consumer keeps polling, and the
+  same batch is offered again after ``context.timeout`` (default 1 s).
+* **A commit refused because the group rebalanced** is logged; the offsets stay uncommitted and
+  the next commit sends them again. It does not fail the task.
+* **A task error inside the rebalance listener** (aiokafka only logs those) fails the task from
+  the loop, with its trace.
 """
 
 from __future__ import annotations
@@ -13,24 +29,43 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord
+from aiokafka import ConsumerRebalanceListener
+from aiokafka.errors import (
+    CommitFailedError,
+    IllegalGenerationError,
+    RebalanceInProgressError,
+    UnknownMemberIdError,
+)
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
 
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.plugin_host import PluginHost
-from kconnect.records import Headers, SinkRecord, TimestampType
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
-from kconnect.runtime.kafka_clients import consumer_kwargs
+from kconnect.runtime.error_tolerance import ErrorTolerance
+from kconnect.runtime.kafka_clients import ConsumerClient, consumer_kwargs, create_consumer
+from kconnect.runtime.sink_offsets import DeliveryBatch, SinkOffsets
+from kconnect.runtime.sink_records import SinkRecordBuilder
 from kconnect.runtime.task_context import LoopSinkTaskContext
 from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
 from kconnect.task import SinkTask, TopicPartition
 
 log = logging.getLogger(__name__)
 
-_TIMESTAMP_TYPES = {0: TimestampType.CREATE_TIME, 1: TimestampType.LOG_APPEND_TIME}
+#: Commit errors that mean "the group rebalanced under this commit": retried by the next commit.
+REBALANCE_COMMIT_ERRORS = (
+    CommitFailedError,
+    IllegalGenerationError,
+    RebalanceInProgressError,
+    UnknownMemberIdError,
+)
+#: How long one `getmany` waits for records.
+POLL_TIMEOUT_MS = 200
+#: Wait before offering a batch again after RetriableError, when the task set no `context.timeout`.
+DEFAULT_RETRY_MS = 1000
 
 
 def sink_group_id(connector: str) -> str:
@@ -46,47 +81,55 @@ def _load_task(host: PluginHost, spec: TaskSpec) -> SinkTask:
     return cls()
 
 
+def _ours(partitions: Iterable[KafkaTopicPartition]) -> set[TopicPartition]:
+    return {TopicPartition(tp.topic, tp.partition) for tp in partitions}
+
+
 class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
-    """Commits before partitions leave and opens new ones, as Kafka's WorkerSinkTask does."""
+    """Hands aiokafka's rebalance callbacks to the loop."""
 
     def __init__(self, loop: SinkLoop) -> None:
         self.loop = loop
 
     async def on_partitions_revoked(self, revoked: set[KafkaTopicPartition]) -> None:
-        partitions = {TopicPartition(tp.topic, tp.partition) for tp in revoked}
-        if partitions:
-            await self.loop.commit()
-            await asyncio.to_thread(self.loop.task.close, partitions)
-            self.loop.context.assigned -= partitions
-            for tp in partitions:
-                self.loop.current.pop(tp, None)
+        await self.loop.partitions_revoked(_ours(revoked))
 
     async def on_partitions_assigned(self, assigned: set[KafkaTopicPartition]) -> None:
-        partitions = {TopicPartition(tp.topic, tp.partition) for tp in assigned}
-        self.loop.context.assigned |= partitions
-        if partitions:
-            await asyncio.to_thread(self.loop.task.open, partitions)
+        await self.loop.partitions_assigned(_ours(assigned))
 
 
 class SinkLoop:
     """Runs one sink task until it is stopped; one instance per task run."""
 
-    def __init__(self, spec: TaskSpec, control: TaskControl, host: PluginHost) -> None:
+    def __init__(
+        self,
+        spec: TaskSpec,
+        control: TaskControl,
+        host: PluginHost,
+        consumer: ConsumerClient | None = None,
+    ) -> None:
+        """Build the task, its converters and transforms; `consumer` defaults to a real aiokafka one."""
         self.spec = spec
         self.control = control
         self.plugins: TaskPlugins = build_task_plugins(host, spec.worker, spec.connector_config)
         self.task = _load_task(host, spec)
         self.context = LoopSinkTaskContext(spec.task_config)
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
-        self.tolerate_errors = spec.connector_config.get("errors.tolerance", "none").strip().lower() == "all"
-        self.consumer = AIOKafkaConsumer(
-            **consumer_kwargs(spec.worker, spec.connector_config, sink_group_id(spec.id.connector))
-        )
-        #: Next offset to read per partition: what is safe to commit once `put` data is flushed.
-        self.current: dict[TopicPartition, int] = {}
-        self.committed: dict[TopicPartition, int] = {}
+        self.builder = SinkRecordBuilder(self.plugins, ErrorTolerance(spec.connector_config))
+        group = sink_group_id(spec.id.connector)
+        settings = consumer_kwargs(spec.worker, spec.connector_config, group)
+        self.keep_alive_s = min(0.5, settings.get("max_poll_interval_ms", 300_000) / 4000)
+        self.consumer = consumer or create_consumer(spec.worker, spec.connector_config, group)
+        self.offsets = SinkOffsets()
         self.topics = ActiveTopics(control)
         self.records_put = 0
+        self._task_lock = asyncio.Lock()
+        #: Bumped on every revocation: a batch fetched under an older value is stale.
+        self._revocations = 0
+        self._redelivery: DeliveryBatch | None = None
+        self._paused = False
+        self._closed = False
+        self._listener_error: BaseException | None = None
 
     async def run(self) -> None:
         """Start the task, deliver records until STOPPED, then commit and stop everything."""
@@ -99,9 +142,11 @@ class SinkLoop:
                 await self._deliver()
                 await self.commit()
             finally:
-                if self.context.assigned:
-                    await asyncio.to_thread(self.task.close, set(self.context.assigned))
-                await asyncio.to_thread(self.task.stop)
+                async with self._task_lock:
+                    self._closed = True
+                    if self.context.assigned:
+                        await asyncio.to_thread(self.task.close, set(self.context.assigned))
+                    await asyncio.to_thread(self.task.stop)
         finally:
             self.plugins.close()
             await self.consumer.stop()
@@ -120,106 +165,183 @@ class SinkLoop:
 
     async def _deliver(self) -> None:
         next_commit = time.monotonic() + self.flush_interval_s
-        follower = TargetFollower(self.control)
-        while await follower.proceed(self._pause, self._resume):
+        follower = TargetFollower(self.control, self.keep_alive_s)
+        while await follower.proceed(self._pause, self._resume, self._poll_paused):
+            self._raise_listener_error()
             self._apply_context_requests()
-            batches = await self.consumer.getmany(timeout_ms=200)
-            for tp, messages in batches.items():
-                await self._put(TopicPartition(tp.topic, tp.partition), messages)
+            if self._redelivery is not None:
+                await self._retry_redelivery()
+            else:
+                revocations = self._revocations
+                fetched = await self.consumer.getmany(timeout_ms=POLL_TIMEOUT_MS)
+                self._raise_listener_error()
+                if fetched:
+                    await self._put_fetched(fetched, revocations)
             if time.monotonic() >= next_commit or self.context.commit_requested:
                 await self.commit()
                 next_commit = time.monotonic() + self.flush_interval_s
 
+    # --- pause / resume --------------------------------------------------------------------------
+
     async def _pause(self) -> None:
-        """Commit what was delivered, then stop fetching (the consumer keeps its group membership)."""
+        """Commit what was delivered, then pause every partition (the consumer keeps polling)."""
         await self.commit()
-        self.consumer.pause(*self.consumer.assignment())
+        self._paused = True
+        self._sync_pauses()
 
     def _resume(self) -> None:
-        self.consumer.resume(*self.consumer.assignment())
+        self._paused = False
+        self._sync_pauses()
+
+    async def _poll_paused(self) -> None:
+        """Poll with every partition paused: returns nothing, keeps the consumer in its group."""
+        self._sync_pauses()
+        self._rewind(await self.consumer.getmany(timeout_ms=0))
+        self._raise_listener_error()
+
+    def _sync_pauses(self) -> None:
+        """Pause what should be: all while paused or awaiting a retry, else what the task paused."""
+        assigned = set(self.consumer.assignment())
+        if self._paused or self._redelivery is not None:
+            wanted = assigned
+        else:
+            wanted = {tp for tp in assigned if TopicPartition(tp.topic, tp.partition) in self.context.paused}
+        paused = set(self.consumer.paused()) & assigned
+        if wanted - paused:
+            self.consumer.pause(*(wanted - paused))
+        if paused - wanted:
+            self.consumer.resume(*(paused - wanted))
+
+    def _rewind(self, fetched: Mapping[KafkaTopicPartition, Any]) -> None:
+        """Records returned while they may not be delivered are read again later, from the same offset."""
+        for tp, messages in fetched.items():
+            if messages:
+                self.consumer.seek(tp, messages[0].offset)
 
     def _apply_context_requests(self) -> None:
         ctx = self.context
         if ctx.offset_resets:
             for tp, offset in ctx.offset_resets.items():
                 self.consumer.seek(KafkaTopicPartition(tp.topic, tp.partition), offset)
-                self.current[tp] = offset
+                self.offsets.current[tp] = offset
             ctx.offset_resets.clear()
-        if ctx.paused:
-            self.consumer.pause(*(KafkaTopicPartition(t, p) for t, p in ctx.paused))
-        if ctx.to_resume:
-            self.consumer.resume(*(KafkaTopicPartition(t, p) for t, p in ctx.to_resume))
-            ctx.to_resume.clear()
+        self._sync_pauses()
 
-    async def _put(self, tp: TopicPartition, messages: list[ConsumerRecord[bytes, bytes]]) -> None:
-        if self.topics.is_new(tp.topic):
-            await self.control.topic_used(tp.topic)
-        records: list[SinkRecord] = []
-        for message in messages:
-            record = self._convert(message)
-            if record is not None:
-                records.append(record)
-        while True:
-            try:
-                await asyncio.to_thread(self.task.put, records)
-                break
-            except RetriableError:
-                delay_ms = self.context.timeout_ms or 1000
-                log.warning("put of %s raised a retriable error; retrying in %d ms", self.spec.id, delay_ms)
-                await asyncio.sleep(delay_ms / 1000)
-        self.records_put += len(records)
-        self.current[tp] = messages[-1].offset + 1
+    # --- put --------------------------------------------------------------------------------------
 
-    def _convert(self, message: ConsumerRecord[bytes, bytes]) -> SinkRecord | None:
-        topic = message.topic
+    async def _put_fetched(self, fetched: Mapping[KafkaTopicPartition, Any], revocations: int) -> None:
+        for tp in fetched:
+            if self.topics.is_new(tp.topic):
+                await self.control.topic_used(tp.topic)
+        batch = self.builder.batch({TopicPartition(tp.topic, tp.partition): m for tp, m in fetched.items()})
+        async with self._task_lock:
+            if revocations != self._revocations:
+                log.debug("Discarding a batch of %s fetched before partitions were revoked", self.spec.id)
+                return
+            await self._put_locked(batch)
+
+    async def _retry_redelivery(self) -> None:
+        batch = self._redelivery
+        assert batch is not None
+        wait_ms = int((batch.retry_at - time.monotonic()) * 1000)
+        if wait_ms > 0:
+            # Every partition is paused: this returns nothing and keeps the consumer in its group.
+            self._rewind(await self.consumer.getmany(timeout_ms=min(wait_ms, POLL_TIMEOUT_MS)))
+            return
+        async with self._task_lock:
+            if self._redelivery is not None:
+                await self._put_locked(self._redelivery)
+
+    async def _put_locked(self, batch: DeliveryBatch) -> None:
+        """Offer `batch` to `put` (the task lock is held); on RetriableError keep it for later."""
         try:
-            headers = Headers()
-            for key, raw in message.headers or ():
-                converted = self.plugins.header_converter.to_connect_header(topic, key, raw)
-                headers.add(key, converted.value, converted.schema)
-            key = self.plugins.key_converter.to_connect_data(topic, message.key, headers)
-            value = self.plugins.value_converter.to_connect_data(topic, message.value, headers)
-        except Exception:
-            if not self.tolerate_errors:
-                raise
+            await asyncio.to_thread(self.task.put, batch.records)
+        except RetriableError:
+            delay_ms = self.context.timeout_ms or DEFAULT_RETRY_MS
             log.warning(
-                "Skipping %s-%d@%d: conversion failed (errors.tolerance=all)",
-                topic,
-                message.partition,
-                message.offset,
-                exc_info=True,
+                "put of %s raised a retriable error; offering the batch again in %d ms",
+                self.spec.id,
+                delay_ms,
             )
-            return None
-        record = SinkRecord(
-            topic=topic,
-            kafka_partition=message.partition,
-            key_schema=key.schema,
-            key=key.value,
-            value_schema=value.schema,
-            value=value.value,
-            timestamp=message.timestamp,
-            headers=headers,
-            kafka_offset=message.offset,
-            timestamp_type=_TIMESTAMP_TYPES.get(message.timestamp_type, TimestampType.NO_TIMESTAMP_TYPE),
-            original_topic=topic,
-            original_kafka_partition=message.partition,
-            original_kafka_offset=message.offset,
-        )
-        transformed = self.plugins.transform(record)
-        assert transformed is None or isinstance(transformed, SinkRecord)
-        return transformed
+            batch.retry_at = time.monotonic() + delay_ms / 1000
+            self._redelivery = batch
+            self._sync_pauses()
+            return
+        self._redelivery = None
+        self.offsets.delivered(batch.next_offsets)
+        self.records_put += len(batch.records)
+        self._sync_pauses()
+
+    # --- commit -----------------------------------------------------------------------------------
 
     async def commit(self) -> None:
         """Ask the task what is durable (`pre_commit`), then commit exactly that to the group."""
+        async with self._task_lock:
+            await self._commit_locked()
+
+    async def _commit_locked(self) -> None:
         self.context.commit_requested = False
-        if not self.current:
+        if not self.offsets.current:
             return
-        safe: Mapping[TopicPartition, int] = await asyncio.to_thread(self.task.pre_commit, dict(self.current))
-        to_commit: dict[KafkaTopicPartition, int] = {}
-        for tp, offset in safe.items():
-            if tp in self.context.assigned and self.committed.get(tp) != offset:
-                to_commit[KafkaTopicPartition(tp.topic, tp.partition)] = offset
-        if to_commit:
-            await self.consumer.commit(to_commit)
-            for ktp, offset in to_commit.items():
-                self.committed[TopicPartition(ktp.topic, ktp.partition)] = offset
+        safe = await asyncio.to_thread(self.task.pre_commit, dict(self.offsets.current))
+        to_commit = self.offsets.to_commit(safe, self.context.assigned)
+        if not to_commit:
+            return
+        try:
+            await self.consumer.commit(
+                {KafkaTopicPartition(tp.topic, tp.partition): offset for tp, offset in to_commit.items()}
+            )
+        except REBALANCE_COMMIT_ERRORS as exc:
+            log.warning(
+                "Committing offsets of %s failed because its consumer group rebalanced (%s); "
+                "the next commit sends them again",
+                self.spec.id,
+                exc,
+            )
+            return
+        self.offsets.commit_succeeded(to_commit)
+
+    # --- rebalance --------------------------------------------------------------------------------
+
+    async def partitions_revoked(self, partitions: set[TopicPartition]) -> None:
+        """Called by the rebalance listener: after any `put` in flight, commit, then `close` them."""
+        if not partitions:
+            return
+        async with self._task_lock:
+            self._revocations += 1
+            if self._closed:
+                return
+            try:
+                await self._commit_locked()
+                await asyncio.to_thread(self.task.close, partitions & self.context.assigned)
+            except Exception as exc:
+                log.exception("Revoking partitions of %s failed", self.spec.id)
+                self._listener_error = self._listener_error or exc
+            finally:
+                self.context.assigned -= partitions
+                self.offsets.forget(partitions)
+                if self._redelivery is not None:
+                    self._redelivery.drop(partitions)
+                    if not self._redelivery:
+                        self._redelivery = None
+
+    async def partitions_assigned(self, partitions: set[TopicPartition]) -> None:
+        """Called by the rebalance listener: `open` the new partitions, paused if the task is."""
+        async with self._task_lock:
+            if self._closed:
+                return
+            self.context.assigned |= partitions
+            self._sync_pauses()
+            if not partitions:
+                return
+            try:
+                await asyncio.to_thread(self.task.open, set(partitions))
+            except Exception as exc:
+                log.exception("Opening partitions of %s failed", self.spec.id)
+                self._listener_error = self._listener_error or exc
+
+    def _raise_listener_error(self) -> None:
+        if self._listener_error is not None:
+            raise RuntimeError(
+                f"Sink task {self.spec.id} failed during a consumer group rebalance: {self._listener_error!r}"
+            ) from self._listener_error

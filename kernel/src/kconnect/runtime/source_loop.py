@@ -6,7 +6,11 @@ state to STOPPED; it raises if the task fails, and the executor reports the trac
 
 Commit rule (at-least-once, nothing lost): a source offset is sent to the worker's offset store
 only after Kafka acknowledged that record and every earlier record of its source partition, every
-``offset.flush.interval.ms`` and on every pause and clean stop.
+``offset.flush.interval.ms``, on every pause and when the loop ends. A record a transformation
+dropped, or one skipped under ``errors.tolerance=all``, counts as acknowledged at once (Kafka's
+rule), so a source partition whose newest records are all filtered out still advances. A record
+whose send failed is never acknowledged, so neither it nor any later record of its partition is
+committed.
 """
 
 from __future__ import annotations
@@ -16,15 +20,14 @@ import logging
 import time
 from typing import Any
 
-from aiokafka import AIOKafkaProducer
-
 from kconnect.executor import TaskSpec
 from kconnect.herder.model import TargetState
 from kconnect.plugin_host import PluginHost
 from kconnect.records import SourceRecord
 from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
-from kconnect.runtime.kafka_clients import producer_kwargs
+from kconnect.runtime.error_tolerance import ErrorTolerance
+from kconnect.runtime.kafka_clients import ProducerClient, create_producer
 from kconnect.runtime.submitted_records import SubmittedRecords
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
 from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
@@ -47,34 +50,47 @@ def _load_task(host: PluginHost, spec: TaskSpec) -> SourceTask:
 class SourceLoop:
     """Runs one source task until it is stopped; one instance per task run."""
 
-    def __init__(self, spec: TaskSpec, control: TaskControl, host: PluginHost) -> None:
+    def __init__(
+        self,
+        spec: TaskSpec,
+        control: TaskControl,
+        host: PluginHost,
+        producer: ProducerClient | None = None,
+    ) -> None:
+        """Build the task, its converters and transforms; `producer` defaults to a real aiokafka one."""
         self.spec = spec
         self.control = control
         self.plugins: TaskPlugins = build_task_plugins(host, spec.worker, spec.connector_config)
         self.task = _load_task(host, spec)
         self.submitted = SubmittedRecords()
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
-        self.tolerate_errors = spec.connector_config.get("errors.tolerance", "none").strip().lower() == "all"
-        self.producer: AIOKafkaProducer | None = None
-        self.sender: BatchSender | None = None
+        self.errors = ErrorTolerance(spec.connector_config)
+        self.producer = producer or create_producer(spec.worker, spec.connector_config)
+        self.sender = BatchSender(self.producer, self._on_ack, self._on_send_error)
         self.topics = ActiveTopics(control)
         self.send_error: BaseException | None = None
         self.records_sent = 0
 
     async def run(self) -> None:
-        """Start the task, move records until STOPPED, then commit and stop everything."""
+        """Start the task, move records until STOPPED, then commit and stop everything.
+
+        On a failure the acknowledged offsets are still committed (they are safe: Kafka has those
+        records), then the failure is raised for the executor to report.
+        """
         loop = asyncio.get_running_loop()
         context = LoopSourceTaskContext(self.spec.task_config, ControlOffsetReader(self.control, loop))
         self.task.initialize(context)
-        self.producer = AIOKafkaProducer(**producer_kwargs(self.spec.worker, self.spec.connector_config))
         await self.producer.start()
-        self.sender = BatchSender(self.producer, self._on_ack, self._on_send_error)
         try:
             await asyncio.to_thread(self.task.start, self.spec.task_config)
             try:
                 await self._move_records()
-            finally:
+            except Exception:
+                await self._commit_after_failure()
+                raise
+            else:
                 await self._commit()
+            finally:
                 await asyncio.to_thread(self.task.stop)
         finally:
             self.plugins.close()
@@ -99,20 +115,20 @@ class SourceLoop:
         """Transform and convert a poll's records, then send them in per-partition batches."""
         outgoing: list[OutgoingRecord] = []
         for original in records:
-            record = self.plugins.transform(original)
+            try:
+                record = self.plugins.transform(original)
+            except Exception:
+                self.errors.skip("transformation", self._describe(original))
+                record = None
             if record is None:
+                self._drop(original)
                 continue
             assert isinstance(record, SourceRecord)
             try:
                 key, value, headers = self._convert(record)
             except Exception:
-                if not self.tolerate_errors:
-                    raise
-                log.warning(
-                    "Skipping a record of %s that failed conversion (errors.tolerance=all)",
-                    self.spec.id,
-                    exc_info=True,
-                )
+                self.errors.skip("conversion", self._describe(original))
+                self._drop(original)
                 continue
             submitted = self.submitted.submit(original.source_partition, original.source_offset)
             outgoing.append(
@@ -128,9 +144,17 @@ class SourceLoop:
             )
             if self.topics.is_new(record.topic):
                 await self.control.topic_used(record.topic)
-        assert self.sender is not None
         await self.sender.send(outgoing)
         self.records_sent += len(outgoing)
+
+    def _drop(self, record: SourceRecord) -> None:
+        """A record that will not be sent counts as acknowledged: its offset is committed in turn."""
+        self.submitted.ack(self.submitted.submit(record.source_partition, record.source_offset))
+        self._commit_record(record, None)
+
+    def _describe(self, record: SourceRecord) -> str:
+        where = f"source partition {record.source_partition}, offset {record.source_offset}"
+        return f"a record of {self.spec.id} ({where})"
 
     def _convert(self, record: SourceRecord) -> tuple[bytes | None, bytes | None, list[tuple[str, bytes]]]:
         topic = record.topic
@@ -148,6 +172,10 @@ class SourceLoop:
     def _on_ack(self, outgoing: OutgoingRecord, metadata: Any) -> None:
         submitted, record = outgoing.on_ack
         self.submitted.ack(submitted)
+        self._commit_record(record, metadata)
+
+    def _commit_record(self, record: SourceRecord, metadata: Any) -> None:
+        # Kafka logs and goes on: commit_record is a notification, the offset is Kafka's to track.
         try:
             self.task.commit_record(record, metadata)
         except Exception:
@@ -163,11 +191,30 @@ class SourceLoop:
             ) from self.send_error
 
     async def _commit(self) -> None:
-        """Wait for in-flight sends, then store every acknowledged offset and tell the task."""
-        if self.producer is not None and self.submitted.pending:
+        """Wait for in-flight sends, then store every acknowledged offset and tell the task.
+
+        Steps: flush the producer (every send is answered), fail if Kafka rejected a record, take
+        the acknowledged prefix of each source partition, have the worker store it durably, and
+        only then call `SourceTask.commit`.
+        """
+        if self.submitted.pending:
             await self.producer.flush()
         self._raise_send_error()
+        await self._store_acknowledged()
+
+    async def _store_acknowledged(self) -> None:
         offsets = self.submitted.committable()
         if offsets:
             await self.control.commit_source_offsets(offsets)
             await asyncio.to_thread(self.task.commit)
+
+    async def _commit_after_failure(self) -> None:
+        """Best effort after a failure: store what Kafka acknowledged, never mask the failure itself."""
+        try:
+            if self.submitted.pending:
+                await self.producer.flush()
+            await self._store_acknowledged()
+        except Exception:
+            log.warning(
+                "Could not commit the acknowledged offsets of failed task %s", self.spec.id, exc_info=True
+            )

@@ -54,14 +54,17 @@ class LoopSourceTaskContext:
 
 
 class LoopSinkTaskContext:
-    """The SinkTaskContext of a task run by the sink loop; requests are applied between batches."""
+    """The SinkTaskContext of a task run by the sink loop; requests are applied between batches.
+
+    Partitions the task pauses stay paused across a pause/resume of the whole task.
+    """
 
     def __init__(self, configs: Mapping[str, str]) -> None:
         self._configs = configs
         self.assigned: set[TopicPartition] = set()
         self.offset_resets: dict[TopicPartition, int] = {}
+        #: The partitions the task paused; the loop keeps the consumer's pauses in line with it.
         self.paused: set[TopicPartition] = set()
-        self.to_resume: set[TopicPartition] = set()
         self.timeout_ms: int | None = None
         self.commit_requested = False
 
@@ -85,12 +88,10 @@ class LoopSinkTaskContext:
     def pause(self, *partitions: TopicPartition) -> None:
         """Stop fetching these partitions."""
         self.paused.update(partitions)
-        self.to_resume.difference_update(partitions)
 
     def resume(self, *partitions: TopicPartition) -> None:
         """Resume fetching these partitions."""
         self.paused.difference_update(partitions)
-        self.to_resume.update(partitions)
 
     def request_commit(self) -> None:
         """Commit offsets soon."""

@@ -1,0 +1,90 @@
+"""A sink task's offsets and its batch awaiting `put`: pure bookkeeping, no I/O.
+
+The sink loop records what `put` accepted (`SinkOffsets.delivered`), asks the task what is
+durable (`pre_commit`) and commits `SinkOffsets.to_commit` of the answer, Kafka's rules: only
+partitions still assigned, never beyond what was delivered, nothing unchanged since the last
+successful commit. A commit that failed leaves `committed` as it was, so the next commit retries it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Set
+from dataclasses import dataclass, field
+
+from kconnect.records import SinkRecord
+from kconnect.task import TopicPartition
+
+log = logging.getLogger(__name__)
+
+
+def source_partition(record: SinkRecord) -> TopicPartition:
+    """The Kafka partition a sink record was read from, whatever transformations changed."""
+    return TopicPartition(
+        record.original_topic or record.topic,
+        record.original_kafka_partition if record.original_kafka_partition is not None else 0,
+    )
+
+
+@dataclass
+class SinkOffsets:
+    """Per partition: the next offset after what `put` accepted, and what the group has committed."""
+
+    current: dict[TopicPartition, int] = field(default_factory=dict)
+    committed: dict[TopicPartition, int] = field(default_factory=dict)
+
+    def delivered(self, next_offsets: Mapping[TopicPartition, int]) -> None:
+        """`put` accepted records up to (not including) these offsets."""
+        self.current.update(next_offsets)
+
+    def to_commit(
+        self, task_offsets: Mapping[TopicPartition, int], assigned: Set[TopicPartition]
+    ) -> dict[TopicPartition, int]:
+        """Of what `pre_commit` returned, the offsets to commit now (Kafka's WorkerSinkTask rules)."""
+        result: dict[TopicPartition, int] = {}
+        for tp, offset in task_offsets.items():
+            if tp not in assigned or tp not in self.current:
+                log.warning("Ignoring the offset %s/%d from pre_commit: partition not assigned", tp, offset)
+            elif offset > self.current[tp]:
+                log.warning(
+                    "Ignoring the offset %s/%d from pre_commit: not yet consumed (current %d)",
+                    tp,
+                    offset,
+                    self.current[tp],
+                )
+            elif self.committed.get(tp) != offset:
+                result[tp] = offset
+        return result
+
+    def commit_succeeded(self, offsets: Mapping[TopicPartition, int]) -> None:
+        """The group now holds these offsets."""
+        self.committed.update(offsets)
+
+    def forget(self, partitions: Iterable[TopicPartition]) -> None:
+        """These partitions left the task (revoked): their offsets are the next owner's business."""
+        for tp in partitions:
+            self.current.pop(tp, None)
+            self.committed.pop(tp, None)
+
+
+@dataclass
+class DeliveryBatch:
+    """Records of one fetch on their way to `put`, with the offsets they advance once accepted.
+
+    `next_offsets` covers every fetched record, also those converters or transformations dropped,
+    so a partition whose records were all dropped still advances (Kafka does the same).
+    """
+
+    records: list[SinkRecord]
+    next_offsets: dict[TopicPartition, int]
+    #: When `put` raised RetriableError: the monotonic time of the next attempt.
+    retry_at: float = 0.0
+
+    def drop(self, partitions: Set[TopicPartition]) -> None:
+        """Forget records of revoked partitions: their new owner reads them from the committed offset."""
+        self.records = [r for r in self.records if source_partition(r) not in partitions]
+        for tp in partitions:
+            self.next_offsets.pop(tp, None)
+
+    def __bool__(self) -> bool:
+        return bool(self.next_offsets)
