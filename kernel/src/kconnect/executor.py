@@ -54,17 +54,27 @@ class TaskListener(Protocol):
         ...
 
     def on_failed(self, task: ConnectorTaskId, generation: int, trace: str) -> None:
-        """The task failed; `trace` is the error's traceback as text."""
+        """The task ended without a stop request: it raised, or it died, or it lost its worker;
+        `trace` says which (the task's traceback, or the executor's account of how it ended)."""
         ...
 
     def on_stopped(self, task: ConnectorTaskId, generation: int) -> None:
         """The task stopped cleanly after a stop request (offsets committed)."""
         ...
 
+    def on_unassigned(self, task: ConnectorTaskId, generation: int, reason: str) -> None:
+        """The task was handed to the executor but cannot start yet; `reason` says why (status
+        shows UNASSIGNED with it as the trace), e.g. no free Spark task slot. A later
+        `on_running` or `on_failed` ends the wait."""
+        ...
+
     async def on_commit_source_offsets(
         self, task: ConnectorTaskId, offsets: Sequence[tuple[SourcePartition, SourceOffset | None]]
     ) -> None:
-        """Durably store these source offsets; the task treats them as committed when this returns."""
+        """Durably store these source offsets; the task treats them as committed when this returns.
+
+        Raises when they could not be stored; the executor hands the error to the task, which fails.
+        """
         ...
 
     async def read_source_offsets(

@@ -168,6 +168,15 @@ class TaskStopped:
     generation: int
 
 
+@dataclass(frozen=True)
+class TaskUnassigned:
+    """The executor holds the task but cannot start it yet; `reason` says why (no free Spark slot)."""
+
+    id: ConnectorTaskId
+    generation: int
+    reason: str
+
+
 Event = (
     ConnectorLoaded
     | ConnectorConfigured
@@ -185,6 +194,7 @@ Event = (
     | TaskPaused
     | TaskFailed
     | TaskStopped
+    | TaskUnassigned
 )
 
 

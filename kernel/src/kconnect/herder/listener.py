@@ -45,6 +45,10 @@ class HerderTaskListener:
         """The task stopped."""
         self._post(ev.TaskStopped(task, generation))
 
+    def on_unassigned(self, task: ConnectorTaskId, generation: int, reason: str) -> None:
+        """The task waits to start (e.g. for a Spark task slot): UNASSIGNED with `reason` as trace."""
+        self._post(ev.TaskUnassigned(task, generation, reason))
+
     async def on_commit_source_offsets(
         self, task: ConnectorTaskId, offsets: Sequence[tuple[SourcePartition, SourceOffset | None]]
     ) -> None:

@@ -304,7 +304,7 @@ def _task_configs_generated(state: HerderState, e: ev.TaskConfigsGenerated) -> _
     return step.done()
 
 
-_TaskEvent = ev.TaskRunning | ev.TaskPaused | ev.TaskFailed | ev.TaskStopped
+_TaskEvent = ev.TaskRunning | ev.TaskPaused | ev.TaskFailed | ev.TaskStopped | ev.TaskUnassigned
 
 
 def _task_event(new_state: State) -> Callable[[HerderState, Any], _Result]:
@@ -316,6 +316,8 @@ def _task_event(new_state: State) -> Callable[[HerderState, Any], _Result]:
             return state, []
         step = _Step(state, record)
         trace = e.trace if isinstance(e, ev.TaskFailed) else None
+        if isinstance(e, ev.TaskUnassigned):
+            trace = e.reason  # still the current instance: it keeps its generation
         if isinstance(e, ev.TaskStopped):
             # The herder forgets a task's generation when it asks it to stop, so a current task that
             # reports a stop ended on its own: status must not leave it UNASSIGNED without a reason.
@@ -351,6 +353,7 @@ _HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {
     ev.TaskPaused: _task_event(State.PAUSED),
     ev.TaskFailed: _task_event(State.FAILED),
     ev.TaskStopped: _task_event(State.UNASSIGNED),
+    ev.TaskUnassigned: _task_event(State.UNASSIGNED),
 }
 
 

@@ -1,8 +1,9 @@
-"""The control channel's framing: one JSON object per line, both directions.
+"""The control channel's framing and vocabulary: one JSON object per line, both directions.
 
-Messages from the task: ``hello`` (token), ``running``, ``paused``, ``failed`` (trace),
+Messages from the task: ``hello`` (token, pid, host), ``running``, ``paused``, ``failed`` (trace),
 ``stopped``, ``topic`` (topic), ``commit`` (id, offsets), ``read_offsets`` (id, partitions).
-Messages to the task: ``target`` (state) and ``reply`` (id, result).
+Messages to the task: ``target`` (state), ``topics_reset``, ``reply`` (id, result) and ``error``
+(id, error): the worker could not do what request `id` asked (e.g. its offset store failed).
 """
 
 from __future__ import annotations
@@ -13,6 +14,18 @@ from typing import Any
 
 #: Control messages are small; a bigger line means something is wrong.
 MAX_LINE = 16 * 1024 * 1024
+
+#: The task-side exception a broken channel raises inside the Spark task; its name reaches the
+#: worker in Spark's error text, which is how the worker tells this cause from others.
+CHANNEL_LOST_ERROR = "ControlChannelLost"
+
+
+class ControlChannelLost(ConnectionError):
+    """The control channel between a task and its worker broke; nobody supervises the task any more."""
+
+
+class WorkerError(RuntimeError):
+    """The worker answered a task's request with an error (e.g. its offset store could not write)."""
 
 
 async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:

@@ -1,60 +1,43 @@
 """The worker side of the control channel: Spark tasks connect here and report back.
 
-One TCP server per worker. Each task run gets a random token; a connection that does not present
-a known token is closed. Messages are turned into `TaskListener` calls on the worker's event loop.
+One TCP server per worker (started by `SparkExecutor.start`). Each task run gets a random token;
+a connection that does not present a known token is closed, and so is a second connection for a
+run that already had one (Spark must never run one task twice). Messages become `TaskListener`
+calls on the worker's event loop; a request the listener cannot serve (the offset store failed)
+gets an ``error`` reply, which the task raises. When a connection ends without the task's last
+word (``stopped`` / ``failed``), the run records the channel as lost and the executor is told.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
-from kconnect.executor import TaskListener, TaskSpec
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.executor import TaskListener
 
 from kconnect_spark.channel import MAX_LINE, encode, read_message
+from kconnect_spark.task_run import TaskRun
 
 log = logging.getLogger(__name__)
 
-
-@dataclass
-class TaskRun:
-    """One run of one task: its spec, token, wanted state and connection."""
-
-    spec: TaskSpec
-    target: TargetState
-    token: str = field(default_factory=lambda: secrets.token_hex(16))
-    writer: asyncio.StreamWriter | None = None
-    failed: bool = False
-    stop_requested: bool = False
-    finished: asyncio.Event = field(default_factory=asyncio.Event)
-
-    @property
-    def id(self) -> ConnectorTaskId:
-        """The task's id."""
-        return self.spec.id
-
-    def send_target(self) -> None:
-        """Push the current target state to the task, if it is connected."""
-        self._send({"type": "target", "state": self.target.value})
-
-    def send_topics_reset(self) -> None:
-        """Tell the task its connector's active topics were reset, so it reports them again."""
-        self._send({"type": "topics_reset"})
-
-    def _send(self, message: dict[str, Any]) -> None:
-        if self.writer is not None and not self.writer.is_closing():
-            self.writer.write(encode(message))
+RunCallback = Callable[[TaskRun], None]
 
 
 class ControlServer:
     """Accepts task connections and dispatches their messages to the listener."""
 
-    def __init__(self, listener: TaskListener) -> None:
+    def __init__(
+        self,
+        listener: TaskListener,
+        on_connected: RunCallback = lambda run: None,
+        on_disconnected: RunCallback = lambda run: None,
+    ) -> None:
+        """`on_connected` / `on_disconnected` let the executor follow each run's connection."""
         self._listener = listener
+        self._on_connected = on_connected
+        self._on_disconnected = on_disconnected
         self._runs: dict[str, TaskRun] = {}
         self._server: asyncio.Server | None = None
         self.port = 0
@@ -70,7 +53,7 @@ class ControlServer:
         self._runs[run.token] = run
 
     def remove(self, run: TaskRun) -> None:
-        """Forget a finished task run."""
+        """Forget a finished task run: a late connection with its token is refused."""
         self._runs.pop(run.token, None)
 
     async def close(self) -> None:
@@ -81,22 +64,50 @@ class ControlServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         run: TaskRun | None = None
+        reason = "the task closed the connection"
         try:
-            hello = await read_message(reader)
-            run = self._runs.get(str(hello.get("token"))) if hello and hello.get("type") == "hello" else None
+            run = self._accept(await read_message(reader), writer)
             if run is None:
-                log.warning("Refused a control connection without a valid task token")
                 return
-            run.writer = writer
-            run.send_target()
             while (message := await read_message(reader)) is not None:
                 await self._dispatch(run, message, writer)
         except (ConnectionError, ValueError) as exc:
-            log.warning("Control connection of %s broke: %s", run.id if run else "an unknown task", exc)
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         finally:
             if run is not None and run.writer is writer:
-                run.writer = None
+                self._disconnected(run, reason)
             writer.close()
+
+    def _accept(self, hello: dict[str, Any] | None, writer: asyncio.StreamWriter) -> TaskRun | None:
+        run = self._runs.get(str(hello.get("token"))) if hello and hello.get("type") == "hello" else None
+        if hello is None or run is None:
+            log.warning("Refused a control connection without a valid task token")
+            return None
+        where = f"process {hello.get('pid', '?')} on {hello.get('host', '?')}"
+        if run.connected:
+            log.warning(
+                "Refused a second control connection for task %s (from %s): this task run already "
+                "has one, and a task must never run twice",
+                run.id,
+                where,
+            )
+            return None
+        run.connected = True
+        run.writer = writer
+        log.info(
+            "Task %s (generation %d) runs in Spark's Python worker %s", run.id, run.spec.generation, where
+        )
+        run.send_target()
+        self._on_connected(run)
+        return run
+
+    def _disconnected(self, run: TaskRun, reason: str) -> None:
+        run.writer = None
+        if run.reported is None and not run.stop_requested:
+            run.channel_lost = reason
+            log.warning("Control channel to task %s lost: %s", run.id, reason)
+        run.disconnected.set()
+        self._on_disconnected(run)
 
     async def _dispatch(self, run: TaskRun, message: dict[str, Any], writer: asyncio.StreamWriter) -> None:
         kind = message.get("type")
@@ -106,22 +117,32 @@ class ControlServer:
         elif kind == "paused":
             self._listener.on_paused(task, generation)
         elif kind == "failed":
-            run.failed = True
+            run.reported = "failed"
             self._listener.on_failed(task, generation, str(message.get("trace", "")))
         elif kind == "stopped":
-            pass  # reported when the Spark job ends, so "stopped" means the Spark task is gone too
+            run.reported = "stopped"  # reported when the Spark job ends: the Spark task is gone too
         elif kind == "topic":
             self._listener.on_topic_used(task, str(message["topic"]))
         elif kind == "commit":
             offsets = [(p, o) for p, o in message["offsets"]]
-            await self._listener.on_commit_source_offsets(task, offsets)
-            writer.write(encode({"type": "reply", "id": message["id"], "result": True}))
+            await self._answer(writer, message["id"], self._listener.on_commit_source_offsets(task, offsets))
         elif kind == "read_offsets":
-            result = await self._listener.read_source_offsets(task, message["partitions"])
-            writer.write(
-                encode(
-                    {"type": "reply", "id": message["id"], "result": [dict(o) if o else None for o in result]}
-                )
-            )
+            read = self._listener.read_source_offsets(task, message["partitions"])
+            await self._answer(writer, message["id"], read, lambda r: [dict(o) if o else None for o in r])
         else:
             log.warning("Unknown control message %r from %s", kind, task)
+
+    @staticmethod
+    async def _answer(
+        writer: asyncio.StreamWriter,
+        request_id: Any,
+        call: Any,
+        encode_result: Callable[[Any], Any] = lambda result: True,
+    ) -> None:
+        """Reply to request `request_id` with the call's result, or with its error."""
+        try:
+            result = await call
+        except Exception as exc:
+            writer.write(encode({"type": "error", "id": request_id, "error": f"{type(exc).__name__}: {exc}"}))
+            return
+        writer.write(encode({"type": "reply", "id": request_id, "result": encode_result(result)}))

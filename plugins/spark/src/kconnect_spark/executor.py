@@ -6,8 +6,15 @@ Pause and resume travel over the control channel, so they take effect within mil
 cost no Spark job. Stopping is graceful (the loop commits offsets and returns, the job ends);
 after the timeout the job group is cancelled.
 
+A run is over when both its Spark job has ended and its control channel has closed: a run whose
+channel broke gets `CHANNEL_LOSS_GRACE_S` to end its job before the worker cancels it (a task
+nobody supervises must not keep running), and a task still connected `CLOSE_GRACE_S` after its
+job ended is disconnected. Only then does `kconnect_spark.outcome.decide` say what status shows,
+so FAILED or STOPPED always means the Spark task is gone and a restart cannot overlap it.
+
 The SparkSession starts in a background thread when the executor starts, so the REST server is
-up at once; tasks started meanwhile are launched as soon as Spark is ready.
+up at once; tasks started meanwhile are launched as soon as Spark is ready. Once it is up, the
+executor knows its task slots (`kconnect_spark.slots`) and says which tasks wait for one.
 """
 
 from __future__ import annotations
@@ -23,11 +30,20 @@ from kconnect.executor import TaskListener, TaskSpec
 from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.worker_config import WorkerConfig
 
-from kconnect_spark.control_server import ControlServer, TaskRun
+from kconnect_spark.control_server import ControlServer
+from kconnect_spark.outcome import decide
 from kconnect_spark.remote import TaskLaunch, run_partition
 from kconnect_spark.session import build_session, is_local, spark_conf
+from kconnect_spark.slots import task_slots, waiting_reason
+from kconnect_spark.task_run import TaskRun
 
 log = logging.getLogger(__name__)
+
+#: How long a run whose control channel broke may take to end its Spark job by itself.
+CHANNEL_LOSS_GRACE_S = 10.0
+#: How long a task may stay connected after its Spark job ended (Spark kills a cancelled task's
+#: Python worker after ``spark.python.task.killTimeout``, 2 s by default).
+CLOSE_GRACE_S = 10.0
 
 
 class SparkExecutor:
@@ -40,8 +56,10 @@ class SparkExecutor:
         self._conf = spark_conf(config.props)
         self._runs: dict[ConnectorTaskId, TaskRun] = {}
         self._waiting: list[TaskRun] = []
+        self._supervisors: set[asyncio.Task[None]] = set()
         self._session: Any = None
         self._session_error: BaseException | None = None
+        self._slots: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listener: TaskListener | None = None
         self._server: ControlServer | None = None
@@ -55,7 +73,7 @@ class SparkExecutor:
         """Open the control channel and start Spark in the background."""
         self._loop = asyncio.get_running_loop()
         self._listener = listener
-        self._server = ControlServer(listener)
+        self._server = ControlServer(listener, on_connected=lambda run: self._check_slots())
         bind = self._control_host if is_local(self._conf) else "0.0.0.0"
         await self._server.start(bind)
         threading.Thread(target=self._start_session, name="kconnect-spark-start", daemon=True).start()
@@ -71,16 +89,26 @@ class SparkExecutor:
 
     def _session_ready(self, session: Any) -> None:
         self._session = session
+        self._slots = task_slots(self._conf, session.sparkContext.defaultParallelism)
+        log.info(
+            "Spark has %s task slots; each running connector task holds one for its lifetime",
+            "an unknown number of" if self._slots is None else self._slots,
+        )
         waiting, self._waiting = self._waiting, []
         for run in waiting:
             self._launch(run)
 
     def _session_failed(self, error: BaseException) -> None:
+        assert self._listener is not None
         self._session_error = error
         waiting, self._waiting = self._waiting, []
         trace = "".join(traceback.format_exception(error))
         for run in waiting:
-            self._finish(run, f"Spark failed to start, so the task cannot run:\n{trace}")
+            self._forget(run)
+            self._listener.on_failed(
+                run.id, run.spec.generation, f"Spark failed to start, so the task cannot run:\n{trace}"
+            )
+            run.finished.set()
 
     def ready(self) -> bool:
         """True once Spark is up."""
@@ -105,19 +133,22 @@ class SparkExecutor:
 
     def start_task(self, spec: TaskSpec) -> None:
         """Launch the task now, or as soon as Spark is ready."""
-        assert self._server is not None, "start the executor first"
+        assert self._server is not None and self._listener is not None, "start the executor first"
         previous = self._runs.get(spec.id)
         if previous is not None:
             previous.stop_requested = True
             previous.target = TargetState.STOPPED
             previous.send_target()
+        if self._session_error is not None:
+            self._listener.on_failed(
+                spec.id, spec.generation, f"Spark failed to start: {self._session_error!r}"
+            )
+            return
         run = TaskRun(spec, spec.target_state)
         self._runs[spec.id] = run
         self._server.add(run)
         if self._session is not None:
             self._launch(run)
-        elif self._session_error is not None:
-            self._finish(run, f"Spark failed to start: {self._session_error!r}")
         else:
             self._waiting.append(run)
 
@@ -142,57 +173,142 @@ class SparkExecutor:
         run.stop_requested = True
         run.target = TargetState.STOPPED
         run.send_target()
-        if run in self._waiting:
+        if not run.launched:
+            assert self._listener is not None
             self._waiting.remove(run)
-            self._finish(run, None)
+            self._forget(run)
+            self._listener.on_stopped(run.id, run.spec.generation)
+            run.finished.set()
             return
+        if not run.connected:  # still waiting for a slot: nothing to commit, nothing to wait for
+            await self._cancel(run, "it was stopped before its Spark task started")
         try:
             await asyncio.wait_for(run.finished.wait(), timeout_s)
         except TimeoutError:
             log.warning("Task %s did not stop within %.1f s; cancelling its Spark job", task, timeout_s)
-            if self._session is not None:
-                await asyncio.to_thread(self._session.sparkContext.cancelJobGroup, _job_group(run))
+            await self._cancel(run, f"it did not stop within {timeout_s:.1f} s")
             await run.finished.wait()
 
     def _launch(self, run: TaskRun) -> None:
-        assert self._server is not None
+        assert self._server is not None and self._loop is not None
+        run.launched = True
         launch = TaskLaunch(run.spec, self._control_host, self._server.port, run.token)
         threading.Thread(
             target=self._run_job, args=(run, launch), name=f"kconnect-{run.id}", daemon=True
         ).start()
+        supervisor = self._loop.create_task(self._supervise(run), name=f"kconnect-supervise-{run.id}")
+        self._supervisors.add(supervisor)
+        supervisor.add_done_callback(self._supervisors.discard)
+        self._check_slots()
 
     def _run_job(self, run: TaskRun, launch: TaskLaunch) -> None:
         """Driver thread: submit the task's one-partition job and wait for it to end."""
         context = self._session.sparkContext
-        context.setJobGroup(_job_group(run), f"kconnect task {run.id}", interruptOnCancel=True)
+        context.setJobGroup(run.job_group, f"kconnect task {run.id}", interruptOnCancel=True)
         error: str | None = None
         try:
             context.parallelize([pickle.dumps(launch)], 1).mapPartitions(run_partition).collect()
         except Exception:
             error = traceback.format_exc()
-        self._call_soon(self._finish, run, error)
+        self._call_soon(self._job_ended, run, error)
 
-    def _finish(self, run: TaskRun, spark_error: str | None) -> None:
-        """The task's Spark job ended: report STOPPED, or FAILED if it died without saying so."""
-        assert self._listener is not None and self._server is not None
-        self._server.remove(run)
+    @staticmethod
+    def _job_ended(run: TaskRun, error: str | None) -> None:
+        run.spark_error = error
+        run.job_ended.set()
+
+    async def _supervise(self, run: TaskRun) -> None:
+        """Wait until the run's Spark job has ended and its channel has closed, then report."""
+        await _first(run.job_ended, run.disconnected)
+        if not run.job_ended.is_set() and not await _within(run.job_ended, CHANNEL_LOSS_GRACE_S):
+            await self._cancel(
+                run,
+                "the worker cancelled its Spark job so that it does not run unsupervised"
+                if run.channel_lost
+                else "its Spark job did not end after the task closed its channel; the worker cancelled it",
+            )
+            await run.job_ended.wait()
+        if run.writer is not None and not await _within(run.disconnected, CLOSE_GRACE_S):
+            log.warning(
+                "Task %s is still connected %.0f s after its Spark job ended; closing its control "
+                "channel so that it stops",
+                run.id,
+                CLOSE_GRACE_S,
+            )
+            run.writer.close()
+        self._finish(run)
+
+    def _finish(self, run: TaskRun) -> None:
+        """Report how the run ended (see `outcome.decide`) and free its slot."""
+        assert self._listener is not None
+        self._forget(run)
+        report = decide(run.end())
+        if report is not None and report.state == "FAILED":
+            log.error("Task %s failed: %s", run.id, (report.trace or "").splitlines()[0])
+            self._listener.on_failed(run.id, run.spec.generation, report.trace or "")
+        elif report is not None:
+            self._listener.on_stopped(run.id, run.spec.generation)
         run.finished.set()
+        self._check_slots()
+
+    def _forget(self, run: TaskRun) -> None:
+        assert self._server is not None
+        self._server.remove(run)
         if self._runs.get(run.id) is run:
             del self._runs[run.id]
-        if run.failed:
+
+    async def _cancel(self, run: TaskRun, reason: str) -> None:
+        """Cancel the run's Spark job; `reason` ends up in its trace unless a stop was requested."""
+        run.cancelled = run.cancelled or reason
+        if self._session is not None:
+            await asyncio.to_thread(self._session.sparkContext.cancelJobGroup, run.job_group)
+
+    def _check_slots(self) -> None:
+        """Mark the launched runs that cannot have a Spark task slot as waiting for one.
+
+        Spark hands free slots to jobs in submission order, so the latest launched runs that have
+        not connected yet are the ones waiting. Called whenever a run launches, connects or ends.
+        """
+        if self._slots is None or self._listener is None:
             return
-        if spark_error is not None and not run.stop_requested:
-            self._listener.on_failed(run.id, run.spec.generation, spark_error)
-        else:
-            self._listener.on_stopped(run.id, run.spec.generation)
+        active = [run for run in self._runs.values() if run.launched]
+        excess = len(active) - self._slots
+        if excess <= 0:
+            return
+        pending = sorted((run for run in active if not run.connected), key=lambda run: -run.order)
+        for run in pending[:excess]:
+            if not run.waiting_reported:
+                run.waiting_reported = True
+                log.warning(
+                    "Spark has %d task slots and %d connector tasks need one: task %s waits for a free slot",
+                    self._slots,
+                    len(active),
+                    run.id,
+                )
+                self._listener.on_unassigned(
+                    run.id, run.spec.generation, waiting_reason(self._slots, len(active))
+                )
 
     def _call_soon(self, callback: Any, *args: Any) -> None:
         assert self._loop is not None
         self._loop.call_soon_threadsafe(callback, *args)
 
 
-def _job_group(run: TaskRun) -> str:
-    return f"kconnect-{run.id}-{run.token[:8]}"
+async def _first(*events: asyncio.Event) -> None:
+    waiters = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+
+
+async def _within(event: asyncio.Event, timeout_s: float) -> bool:
+    try:
+        await asyncio.wait_for(event.wait(), timeout_s)
+    except TimeoutError:
+        return False
+    return True
 
 
 def _hostname() -> str:

@@ -2,6 +2,10 @@
 
 `run_partition` is the function Spark runs (via ``mapPartitions``) on an executor. It yields a
 single small summary; the records themselves only ever move between Kafka and the connector.
+
+The task never runs unsupervised: when its control channel breaks, the loop is told to stop
+(committing nothing more: there is no worker to commit to) and `run_task` raises
+`ControlChannelLost`, which fails the Spark task so the worker sees why it ended.
 """
 
 from __future__ import annotations
@@ -9,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import os
 import pickle
+import socket
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,7 +25,7 @@ from kconnect.executor import TaskSpec
 from kconnect.herder.model import TargetState
 from kconnect.runtime.runner import run_task as run_loop
 
-from kconnect_spark.channel import MAX_LINE, encode, read_message
+from kconnect_spark.channel import MAX_LINE, ControlChannelLost, WorkerError, encode, read_message
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +53,8 @@ class SocketTaskControl:
         self._replies: dict[int, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
         self._topics_resets = 0
+        #: Why the channel broke, once it has.
+        self.lost: str | None = None
 
     @property
     def target(self) -> TargetState:
@@ -62,21 +70,41 @@ class SocketTaskControl:
         """Apply target changes and replies until the worker goes away (then: stop the task)."""
         try:
             while (message := await read_message(self._reader)) is not None:
-                if message["type"] == "target":
-                    self._set_target(TargetState(message["state"]))
-                elif message["type"] == "topics_reset":
-                    self._topics_resets += 1
-                elif message["type"] == "reply":
-                    future = self._replies.pop(int(message["id"]), None)
-                    if future is not None and not future.done():
-                        future.set_result(message.get("result"))
+                self._apply(message)
+            reason = "the worker closed the connection"
         except (ConnectionError, asyncio.IncompleteReadError, ValueError) as exc:
-            log.warning("Control channel to the worker broke: %s", exc)
-        # No worker, no one to commit offsets to: stop without losing anything already committed.
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        self._lose(reason)
+
+    def _apply(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "target":
+            self._set_target(TargetState(message["state"]))
+        elif kind == "topics_reset":
+            self._topics_resets += 1
+        elif kind in ("reply", "error"):
+            future = self._replies.pop(int(message["id"]), None)
+            if future is None or future.done():
+                return
+            if kind == "reply":
+                future.set_result(message.get("result"))
+            else:
+                future.set_exception(WorkerError(str(message.get("error"))))
+
+    def _lose(self, reason: str) -> None:
+        """The channel broke: stop the loop and fail every request, now and later."""
+        if self.lost is not None:
+            return
+        self.lost = reason
+        log.error("Control channel to the worker lost (%s): stopping the task", reason)
         self._set_target(TargetState.STOPPED)
         for future in self._replies.values():
             if not future.done():
-                future.set_exception(ConnectionError("the worker closed the control channel"))
+                future.set_exception(self._lost_error())
+        self._replies.clear()
+
+    def _lost_error(self) -> ControlChannelLost:
+        return ControlChannelLost(f"control channel to the worker lost ({self.lost})")
 
     def _set_target(self, state: TargetState) -> None:
         self._target = state
@@ -93,9 +121,15 @@ class SocketTaskControl:
         return self._target
 
     async def send(self, message: dict[str, Any]) -> None:
-        """Send one message to the worker."""
-        self._writer.write(encode(message))
-        await self._writer.drain()
+        """Send one message to the worker; `ControlChannelLost` once the channel broke."""
+        if self.lost is not None:
+            raise self._lost_error()
+        try:
+            self._writer.write(encode(message))
+            await self._writer.drain()
+        except ConnectionError as exc:
+            self._lose(f"{type(exc).__name__}: {exc}")
+            raise self._lost_error() from exc
 
     async def _request(self, message: dict[str, Any]) -> Any:
         request_id = next(self._ids)
@@ -109,13 +143,16 @@ class SocketTaskControl:
         await self.send({"type": "running"})
 
     async def report_paused(self) -> None:
-        """Tell the worker the task is paused."""
+        """Tell the worker the task is paused (its offsets committed)."""
         await self.send({"type": "paused"})
 
     async def commit_source_offsets(
         self, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
     ) -> None:
-        """Have the worker store these offsets; returns once they are durable there."""
+        """Have the worker store these offsets; returns once they are durable there.
+
+        Raises `WorkerError` when the worker could not store them, `ControlChannelLost` without it.
+        """
         await self._request(
             {"type": "commit", "offsets": [[dict(p), dict(o) if o else None] for p, o in offsets]}
         )
@@ -133,26 +170,31 @@ class SocketTaskControl:
 
 
 async def run_task(launch: TaskLaunch) -> dict[str, str]:
-    """Connect to the worker, run the task loop to completion and report how it ended."""
+    """Connect to the worker, run the task loop to completion and report how it ended.
+
+    Raises `ControlChannelLost` when the channel broke (the Spark task fails with it), and the
+    task's own error when it failed and the worker could not be told.
+    """
     spec = launch.spec
     reader, writer = await asyncio.open_connection(launch.host, launch.port, limit=MAX_LINE)
     control = SocketTaskControl(reader, writer, spec.target_state)
     await control.send(
-        {"type": "hello", "token": launch.token, "task": str(spec.id), "generation": spec.generation}
+        {
+            "type": "hello",
+            "token": launch.token,
+            "task": str(spec.id),
+            "generation": spec.generation,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+        }
     )
     hello = await read_message(reader)
     if hello is None or hello.get("type") != "target":
-        raise ConnectionError(f"worker refused task {spec.id}")
+        raise ConnectionError(f"the worker refused task {spec.id}'s control connection")
     control._set_target(TargetState(hello["state"]))
     listener = asyncio.create_task(control.read_loop())
-    outcome = "stopped"
     try:
-        await run_loop(spec, control)
-        await control.send({"type": "stopped"})
-    except Exception:
-        outcome = "failed"
-        log.exception("Task %s failed", spec.id)
-        await control.send({"type": "failed", "trace": traceback.format_exc()})
+        return await _run_and_report(spec, control)
     finally:
         listener.cancel()
         writer.close()
@@ -160,7 +202,21 @@ async def run_task(launch: TaskLaunch) -> dict[str, str]:
             await writer.wait_closed()
         except ConnectionError:
             pass
-    return {"task": str(spec.id), "outcome": outcome}
+
+
+async def _run_and_report(spec: TaskSpec, control: SocketTaskControl) -> dict[str, str]:
+    try:
+        await run_loop(spec, control)
+    except Exception as error:
+        if control.lost is not None:
+            raise control._lost_error() from error
+        log.exception("Task %s failed", spec.id)
+        await control.send({"type": "failed", "trace": traceback.format_exc()})
+        return {"task": str(spec.id), "outcome": "failed"}
+    if control.lost is not None:
+        raise control._lost_error()
+    await control.send({"type": "stopped"})
+    return {"task": str(spec.id), "outcome": "stopped"}
 
 
 def run_partition(rows: Iterator[bytes]) -> Iterator[dict[str, str]]:

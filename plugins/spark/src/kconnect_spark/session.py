@@ -2,13 +2,16 @@
 
 Embedded default: a local Spark in the worker (``local[K]``, K task slots, one per connector task
 that can run at once). ``spark.master`` and every other ``spark.*`` key go to the builder
-unchanged, so the same worker drives a real cluster.
+unchanged, so the same worker drives a real cluster, except the settings that would let Spark
+retry or speculate a task: a connector task must never run twice at once nor be re-run behind the
+worker's back, so `fence_retries` overrides them (with a warning naming the user's value).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -21,7 +24,7 @@ DEFAULT_LOCAL_SLOTS = 32
 
 
 def spark_conf(worker_props: Mapping[str, str]) -> dict[str, str]:
-    """The SparkSession settings: kconnect's defaults, overridden by the worker's ``spark.*`` keys."""
+    """The SparkSession settings: kconnect's defaults, the worker's ``spark.*`` keys, then `fence_retries`."""
     conf = {
         "spark.master": f"local[{DEFAULT_LOCAL_SLOTS}]",
         "spark.app.name": "kconnect-worker",
@@ -40,6 +43,46 @@ def spark_conf(worker_props: Mapping[str, str]) -> dict[str, str]:
         conf.pop("spark.driver.bindAddress")
         conf.pop("spark.driver.host")
     conf.update(user)
+    return fence_retries(conf)
+
+
+#: Settings that keep Spark from running a connector task twice: one attempt, no speculation.
+NO_RETRIES = {"spark.task.maxFailures": "1", "spark.speculation": "false"}
+
+_LOCAL_WITH_RETRIES = re.compile(r"^local\[\s*(\*|\d+)\s*,\s*(\d+)\s*\]$")
+
+
+def fence_retries(conf: dict[str, str]) -> dict[str, str]:
+    """`conf` with task retries and speculation off, warning about each user value it overrides.
+
+    A failed connector task shows FAILED and is restarted only when the user asks (Kafka's
+    behaviour); a Spark retry or a speculative copy would run the task twice. Local masters take
+    their retry count from ``local[N,F]`` (Spark ignores ``spark.task.maxFailures`` there), so
+    ``local[N,F]`` becomes ``local[N]``.
+    """
+    for key, value in NO_RETRIES.items():
+        if key in conf and conf[key].strip().lower() != value:
+            log.warning(
+                "Ignoring %s=%s: connector tasks run exactly once in Spark (no retries, no "
+                "speculation); a failed task shows FAILED until it is restarted. Using %s=%s",
+                key,
+                conf[key],
+                key,
+                value,
+            )
+        conf[key] = value
+    master = conf.get("spark.master", "").strip()
+    match = _LOCAL_WITH_RETRIES.match(master)
+    if match is not None:
+        fenced = f"local[{match.group(1)}]"
+        if match.group(2) != "1":
+            log.warning(
+                "Ignoring the task retries in spark.master=%s: connector tasks run exactly once "
+                "in Spark. Using spark.master=%s",
+                master,
+                fenced,
+            )
+        conf["spark.master"] = fenced
     return conf
 
 

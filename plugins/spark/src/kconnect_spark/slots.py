@@ -1,0 +1,62 @@
+"""How many Spark task slots the worker's Spark has: each running connector task holds one.
+
+`task_slots` reads the master string and the ``spark.*`` settings (pure, no Spark needed);
+the executor calls it once Spark is up and compares it with the connector tasks that need a slot.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+
+_LOCAL = re.compile(r"^local(?:\[(\*|\d+)(?:\s*,\s*(\d+))?\])?$")
+_LOCAL_CLUSTER = re.compile(r"^local-cluster\[\s*(\d+)\s*,\s*(\d+)\s*,\s*\d+\s*\]$")
+
+
+def local_threads(master: str) -> int | None:
+    """The task threads of a ``local``/``local[N]``/``local[*]``/``local[N,F]`` master, else None."""
+    match = _LOCAL.match(master.strip())
+    if match is None:
+        return None
+    threads = match.group(1)
+    if threads is None:
+        return 1
+    return os.cpu_count() or 1 if threads == "*" else int(threads)
+
+
+def task_slots(conf: Mapping[str, str], default_parallelism: int | None = None) -> int | None:
+    """Connector tasks that can run at once, or None when Spark's settings do not say.
+
+    local[N]: N threads; local-cluster[n, cores, mem]: n * cores; a cluster: ``spark.cores.max``,
+    else ``spark.executor.instances`` * ``spark.executor.cores`` (without dynamic allocation),
+    else Spark's `default_parallelism` (total executor cores when the session started). Each
+    divided by ``spark.task.cpus``.
+    """
+    master = conf.get("spark.master", "").strip()
+    cores = local_threads(master)
+    if cores is None and (match := _LOCAL_CLUSTER.match(master)) is not None:
+        cores = int(match.group(1)) * int(match.group(2))
+    if cores is None:
+        cores = _cluster_cores(conf) or default_parallelism
+    if cores is None:
+        return None
+    return max(cores // max(int(conf.get("spark.task.cpus", "1")), 1), 0)
+
+
+def _cluster_cores(conf: Mapping[str, str]) -> int | None:
+    if "spark.cores.max" in conf:
+        return int(conf["spark.cores.max"])
+    dynamic = conf.get("spark.dynamicAllocation.enabled", "false").strip().lower() == "true"
+    if not dynamic and "spark.executor.instances" in conf and "spark.executor.cores" in conf:
+        return int(conf["spark.executor.instances"]) * int(conf["spark.executor.cores"])
+    return None
+
+
+def waiting_reason(slots: int, needed: int) -> str:
+    """The status trace of a task that waits for a slot."""
+    return (
+        f"Waiting for a Spark task slot: Spark has {slots} task slots and {needed} connector tasks "
+        f"need one (each running task holds a slot for its lifetime; raise spark.master's thread "
+        f"count or the cluster's cores, or stop a task)"
+    )

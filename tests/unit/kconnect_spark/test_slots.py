@@ -1,0 +1,51 @@
+"""Spark task slots from the worker's settings (`kconnect_spark.slots`)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from kconnect_spark.slots import local_threads, task_slots, waiting_reason
+
+
+@pytest.mark.parametrize(
+    ("conf", "slots"),
+    [
+        ({"spark.master": "local"}, 1),
+        ({"spark.master": "local[2]"}, 2),
+        ({"spark.master": "local[32]"}, 32),
+        ({"spark.master": "local[4,1]"}, 4),
+        ({"spark.master": "local[*]"}, os.cpu_count()),
+        ({"spark.master": "local[8]", "spark.task.cpus": "2"}, 4),
+        ({"spark.master": "local-cluster[2, 3, 1024]"}, 6),
+        ({"spark.master": "spark://h:7077", "spark.cores.max": "12"}, 12),
+        (
+            {"spark.master": "yarn", "spark.executor.instances": "3", "spark.executor.cores": "4"},
+            12,
+        ),
+    ],
+)
+def test_slots_follow_the_master_and_the_core_settings(conf: dict[str, str], slots: int) -> None:
+    assert task_slots(conf) == slots
+
+
+def test_a_cluster_without_core_settings_uses_sparks_default_parallelism() -> None:
+    assert task_slots({"spark.master": "spark://h:7077"}, default_parallelism=6) == 6
+    assert task_slots({"spark.master": "spark://h:7077"}) is None
+    dynamic = {
+        "spark.master": "yarn",
+        "spark.dynamicAllocation.enabled": "true",
+        "spark.executor.instances": "3",
+        "spark.executor.cores": "4",
+    }
+    assert task_slots(dynamic, default_parallelism=2) == 2
+
+
+def test_non_local_masters_have_no_local_threads() -> None:
+    assert local_threads("yarn") is None and local_threads("localhost") is None
+
+
+def test_the_waiting_reason_names_both_counts() -> None:
+    assert waiting_reason(2, 3).startswith(
+        "Waiting for a Spark task slot: Spark has 2 task slots and 3 connector tasks need one"
+    )
