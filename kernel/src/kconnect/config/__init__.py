@@ -14,9 +14,11 @@ the common connector keys plus the plugin's own, with Kafka's error texts::
     config_def.validate({"batch.size": "0"})["batch.size"].errors
     # ['Invalid value 0 for configuration batch.size: Value must be at least 1']
 
-Modules: `configdef` (types, keys, parsing), `validators`, `json_schema` (a def as JSON Schema),
-`validation` (the engine and the validate endpoint's entities), `connector_config` (the framework's
-connector keys and `build_config_infos`).
+Modules: `values` (types, parsing, Kafka's texts), `configdef` (keys and the def), `rules` (a
+validation rule written once: schema fragment, check, message, rank) and `validators` (Kafka's
+validators as rules), `json_schema` (a def as JSON Schema), `validation` (the engine and the
+validate endpoint's entities), `connector_keys` (the framework's connector keys), `plugin_keys`
+(the keys of the plugins a connector config names) and `connector_config` (`build_config_infos`).
 """
 
 from .configdef import (
@@ -42,6 +44,7 @@ from .connector_config import (
     validate_sink_config,
 )
 from .json_schema import config_def_json_schema
+from .rules import Rule
 from .validation import (
     ConfigInfo,
     ConfigInfos,
@@ -58,8 +61,11 @@ from .validators import (
     NonEmptyString,
     NonEmptyStringWithoutControlChars,
     NonNullValidator,
+    OptionalRange,
+    PluginClass,
     Range,
     RegexValidator,
+    UniqueItems,
     Validator,
     ValidList,
     ValidString,
@@ -83,10 +89,14 @@ __all__ = [
     "NonEmptyString",
     "NonEmptyStringWithoutControlChars",
     "NonNullValidator",
+    "OptionalRange",
     "Password",
+    "PluginClass",
     "Range",
     "Recommender",
     "RegexValidator",
+    "Rule",
+    "UniqueItems",
     "ValidList",
     "ValidString",
     "Validator",

@@ -10,10 +10,12 @@ How `validate_all` reaches Kafka's per-key result through `jsonschema` (coerce, 
    keyword reports Kafka's "Missing required configuration" text against the key, and whose format
    checker asserts ``format: regex``. Kafka also runs a validator on the null of a missing key, so
    each missing key's own schema is checked against null too.
-3. Map every schema error back to its key and to Kafka's text through the key's validator
-   (`Validator.schema_error`). Kafka's validator stops at its first failure, so of several schema
-   errors for one key only the one Kafka would have raised first is kept. Validators with no JSON
-   Schema equivalent (`LambdaValidator`, `CaseInsensitiveValidString`, ...) run as Python instead.
+3. Map every schema error back to its key and to the rule of the key's validator that owns the
+   failed keyword (`Validator.first_failure`), which gives Kafka's text and a rank: Kafka's
+   validator stops at its first failure, so of several schema errors for one key only the one
+   Kafka would have raised first is kept. A rule standing for a Kafka parse failure (an unknown
+   plugin class) shows the value as null. Validators with no JSON Schema equivalent
+   (`LambdaValidator`, `CaseInsensitiveValidString`, ...) run as Python instead.
 4. Ask each key's recommender for recommended values and visibility, given all parsed values.
 
 The second half turns validated values into Kafka's `ConfigInfos` entity (`generate_result`) and the
@@ -71,28 +73,45 @@ def _parse_order(config_def: ConfigDef) -> list[str]:
     return order
 
 
-def _explain(key: ConfigKey, path: tuple[Any, ...], value: object, error: ValidationError) -> tuple[int, str]:
-    outcome = key.validator.schema_error(path, value) if key.validator is not None else None
-    rank, reason = outcome if outcome is not None else (10_000, error.message)
-    return rank, ConfigException.invalid(key.name, value, reason).message
+@dataclass(frozen=True)
+class _Failure:
+    """One error of a key, ranked as Kafka's validator would order it (lowest is raised first)."""
+
+    rank: int
+    message: str
+    voids_value: bool = False
+
+
+def _explain(key: ConfigKey, keyword: str, value: object, error: ValidationError) -> _Failure | None:
+    """The key's rule behind a failed schema keyword; None when no rule fails (nothing to report)."""
+    # Rules test the value as the schema saw it (a Password's secret); the message hides it again.
+    found = key.validator.first_failure(json_value(value), keyword) if key.validator is not None else None
+    if found is not None:
+        rank, rule = found
+        return _Failure(rank, rule.error(key.name, value).message, rule.voids_value)
+    if key.validator is not None and any(rule.keyword == keyword for rule in key.validator.rules):
+        return None
+    return _Failure(10_000, ConfigException.invalid(key.name, value, error.message).message)
 
 
 def _checked_errors(
     config_def: ConfigDef, order: list[str], parsed: Mapping[str, object], instance: dict[str, object]
-) -> Iterator[tuple[str, str]]:
+) -> Iterator[tuple[str, _Failure]]:
     keys = config_def.config_keys
     schema = config_def_json_schema(config_def)
     missing: dict[str, str] = {}
-    ranked: dict[str, list[tuple[int, str]]] = {}
+    ranked: dict[str, list[_Failure]] = {}
+
+    def add(name: str, failure: _Failure | None) -> None:
+        if failure is not None:
+            ranked.setdefault(name, []).append(failure)
+
     for error in KafkaConfigValidator(schema, format_checker=FORMAT_CHECKER).iter_errors(instance):
         name = error.path[0]
         if error.validator == "required":
             missing[name] = error.message
         else:
-            value = parsed[name] if len(error.path) == 1 else error.instance
-            ranked.setdefault(name, []).append(
-                _explain(keys[name], tuple(error.schema_path)[2:], value, error)
-            )
+            add(name, _explain(keys[name], str(error.schema_path[2]), parsed[name], error))
     for name in order:
         key = keys[name]
         if key.validator is None:
@@ -100,17 +119,17 @@ def _checked_errors(
         if key.validator.json_schema() is None:
             try:
                 key.validator.ensure_valid(name, parsed[name])
-            except ConfigException as failure:
-                ranked.setdefault(name, []).append((0, failure.message))
+            except ConfigException as python_failure:
+                add(name, _Failure(0, python_failure.message))
         elif name not in instance:
             key_checker = KafkaConfigValidator(schema["properties"][name], format_checker=FORMAT_CHECKER)
             for error in key_checker.iter_errors(None):
-                ranked.setdefault(name, []).append(_explain(key, tuple(error.schema_path), None, error))
+                add(name, _explain(key, str(error.schema_path[0]), None, error))
     for name in order:
         if name in missing:
-            yield name, missing[name]
+            yield name, _Failure(-1, missing[name])
         if name in ranked:
-            yield name, min(ranked[name], key=lambda outcome: outcome[0])[1]
+            yield name, min(ranked[name], key=lambda failure: failure.rank)
 
 
 def validate_all(config_def: ConfigDef, props: Mapping[str, object]) -> dict[str, ConfigValue]:
@@ -140,8 +159,10 @@ def validate_all(config_def: ConfigDef, props: Mapping[str, object]) -> dict[str
             value = key.default
             instance[name] = json_value(value)
         results[name].value = parsed[name] = value
-    for name, message in _checked_errors(config_def, order, parsed, instance):
-        results[name].add_error(message)
+    for name, checked in _checked_errors(config_def, order, parsed, instance):
+        results[name].add_error(checked.message)
+        if checked.voids_value:
+            results[name].value = parsed[name] = None
     view = MappingProxyType(parsed)
     for name in order:
         recommender = keys[name].recommender
