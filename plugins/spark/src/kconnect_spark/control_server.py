@@ -94,8 +94,13 @@ class ControlServer:
             return None
         run.connected = True
         run.writer = writer
+        peer = writer.get_extra_info("peername")
         log.info(
-            "Task %s (generation %d) runs in Spark's Python worker %s", run.id, run.spec.generation, where
+            "Task %s (generation %d) runs in Spark's Python worker %s (control connection from %s)",
+            run.id,
+            run.spec.generation,
+            where,
+            ":".join(map(str, peer[:2])) if peer else "?",
         )
         run.send_target()
         self._on_connected(run)
