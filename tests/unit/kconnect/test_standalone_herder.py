@@ -2,199 +2,41 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Mapping
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from kconnect import ConfigDef, SourceConnector, SourceTask, hookimpl
 from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError
-from kconnect.executor import TaskListener, TaskSpec
 from kconnect.herder.api import ConnectorOffset, RestartRequest
 from kconnect.herder.model import ConnectorTaskId, ConnectorType, State, TargetState
 from kconnect.herder.standalone import StandaloneHerder
 from kconnect.plugin_host import PluginHost
-from kconnect.storage import (
-    FileConfigBackingStore,
-    FileOffsetBackingStore,
-    MemoryConfigBackingStore,
-    MemoryOffsetBackingStore,
-    MemoryStatusBackingStore,
+
+from tests.unit.kconnect.herder_fakes import (
+    CONFIG,
+    NAME,
+    T0,
+    T1,
+    RecordingExecutor,
+    TinySource,
+    listener,
+    load_plugins,
+    make_herder,
+    reaches,
+    running_herder,
 )
-from kconnect.worker_config import WorkerConfig
-
-
-class TinyTask(SourceTask):
-    def start(self, config: Mapping[str, str]) -> None:
-        pass
-
-    def poll(self) -> None:
-        return None
-
-    def stop(self) -> None:
-        pass
-
-
-class TinySource(SourceConnector):
-    config_def = ConfigDef().define(
-        "topic", type="STRING", importance="HIGH", documentation="Where to write."
-    )
-    events: ClassVar[list[str]] = []
-    fail_start: ClassVar[bool] = False
-
-    def start(self, config: Mapping[str, str]) -> None:
-        TinySource.events.append("start")
-        if TinySource.fail_start:
-            raise RuntimeError("cannot start")
-        self.config = dict(config)
-
-    def task_class(self) -> type[TinyTask]:
-        return TinyTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{"topic": self.config["topic"], "index": str(i)} for i in range(max_tasks)]
-
-    def stop(self) -> None:
-        TinySource.events.append("stop")
-
-    def alter_offsets(self, config: Mapping[str, str], offsets: Mapping[Any, Any]) -> bool:
-        return True
-
-
-class TinyPlugin:
-    @hookimpl
-    def register_connectors(self, registry: Any) -> None:
-        registry.add(TinySource, aliases=["Tiny"])
-
-
-class RecordingExecutor:
-    """Records calls and reports back as a well-behaved executor would."""
-
-    name = "recording"
-
-    def __init__(self) -> None:
-        self.listener: TaskListener | None = None
-        self.calls: list[tuple[str, Any]] = []
-        self.specs: dict[ConnectorTaskId, TaskSpec] = {}
-        self.up = True
-        self.error: str | None = None
-
-    async def start(self, listener: TaskListener) -> None:
-        self.listener = listener
-
-    def ready(self) -> bool:
-        return self.up
-
-    def startup_error(self) -> str | None:
-        return self.error
-
-    def start_task(self, spec: TaskSpec) -> None:
-        assert self.listener is not None
-        self.calls.append(("start", spec.id))
-        self.specs[spec.id] = spec
-        if spec.target_state is TargetState.PAUSED:
-            self.listener.on_paused(spec.id, spec.generation)
-        else:
-            self.listener.on_running(spec.id, spec.generation)
-
-    def set_target_state(self, task: ConnectorTaskId, state: TargetState) -> None:
-        assert self.listener is not None
-        self.calls.append((state.value, task))
-        gen = self.specs[task].generation
-        (self.listener.on_paused if state is TargetState.PAUSED else self.listener.on_running)(task, gen)
-
-    def reset_active_topics(self, connector: str) -> None:
-        self.calls.append(("reset_topics", connector))
-
-    async def stop_task(self, task: ConnectorTaskId, timeout_s: float) -> None:
-        assert self.listener is not None
-        self.calls.append(("stop", task))
-        self.listener.on_stopped(task, self.specs[task].generation)
-
-    async def stop(self) -> None:
-        self.calls.append(("shutdown", None))
-
-    def fail(self, task: ConnectorTaskId, trace: str) -> None:
-        assert self.listener is not None
-        self.listener.on_failed(task, self.specs[task].generation, trace)
-
-
-class FakeAdmin:
-    async def cluster_id(self) -> str:
-        return "cluster-1"
-
-    async def list_offsets(self, group: str) -> dict[tuple[str, int], int]:
-        return {}
-
-    async def alter_offsets(self, group: str, offsets: Mapping[tuple[str, int], int]) -> None:
-        pass
-
-    async def delete_group(self, group: str) -> None:
-        pass
-
-
-NAME = "tiny"
-CONFIG = {"connector.class": "Tiny", "tasks.max": "2", "topic": "t"}
-T0, T1 = ConnectorTaskId(NAME, 0), ConnectorTaskId(NAME, 1)
 
 
 @pytest.fixture(scope="module")
 def plugins() -> PluginHost:
-    return PluginHost.load(
-        extra_plugins=[TinyPlugin()], disabled=["file", "converters", "spark", "basic_auth"]
-    )
-
-
-def make_herder(
-    plugins: PluginHost, tmp_path: Path | None = None
-) -> tuple[StandaloneHerder, RecordingExecutor]:
-    executor = RecordingExecutor()
-    worker = WorkerConfig.from_props({"listeners": "http://localhost:8083"})
-    herder = StandaloneHerder(
-        worker,
-        plugins,
-        executor,
-        FileConfigBackingStore(tmp_path / "configs.json") if tmp_path else MemoryConfigBackingStore(),
-        MemoryStatusBackingStore(),
-        FileOffsetBackingStore(tmp_path / "offsets.json") if tmp_path else MemoryOffsetBackingStore(),
-        FakeAdmin,
-    )
-    return herder, executor
-
-
-def listener(executor: RecordingExecutor) -> TaskListener:
-    """The TaskListener the herder handed its executor."""
-    assert executor.listener is not None
-    return executor.listener
-
-
-async def reaches(
-    herder: StandaloneHerder, expected: tuple[State, list[State]], name: str = NAME, timeout: float = 5.0
-) -> None:
-    """Wait until the connector's status shows `expected` (connector state, task states)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while (got := await states(herder, name)) != expected:
-        assert loop.time() < deadline, f"{name} shows {got}, expected {expected}"
-        await asyncio.sleep(0.01)
+    return load_plugins()
 
 
 @pytest.fixture
-async def herder(plugins: PluginHost) -> Any:
-    TinySource.events.clear()
-    TinySource.fail_start = False
-    herder, executor = make_herder(plugins)
-    assert herder.health().status == "starting"
-    await herder.start()
-    assert herder.health().status == "healthy"
-    yield herder, executor
-    await herder.stop()
-
-
-async def states(herder: StandaloneHerder, name: str = NAME) -> tuple[State, list[State]]:
-    status = await herder.connector_status(name)
-    return status.connector.state, [t.state for t in status.tasks]
+async def herder(plugins: PluginHost) -> AsyncIterator[tuple[StandaloneHerder, RecordingExecutor]]:
+    async with running_herder(plugins) as started:
+        yield started
 
 
 async def test_create_runs_connector_and_tasks(herder: Any) -> None:

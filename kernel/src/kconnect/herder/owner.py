@@ -8,12 +8,12 @@ The owner never runs plugin code itself (connector calls run in their own thread
 
 When an effect fails (`fold`):
 
-* while only store writes have run for the event (the reducer puts them first), the event is
-  dropped: the state stays as it was, nothing outside the stores was touched. A front-door write
-  gets the error (a StoreError names the file); an adapter event fails its connector, with the
-  error as the trace, so status shows it.
-* later (a stop or start went wrong), the remaining effects still run so that what runs matches
-  the state, and the first error is reported the same way.
+* a store write, while only store writes have run for the event (the reducer puts them first):
+  the event is dropped. The state stays as it was and nothing outside the stores was touched.
+  A front-door write gets the error (a StoreError names the file); an adapter event fails its
+  connector, with the error as the trace, so status shows it.
+* any other effect (a stop or start went wrong): the remaining effects still run, so that what
+  runs matches the state, and the first error is reported the same way.
 
 Every write answers within `REQUEST_TIMEOUT_S`: after that the caller gets RequestTimeoutError
 ("Request timed out", Kafka's answer after its 90 s), while the write itself goes on.
@@ -43,6 +43,13 @@ REQUEST_TIMEOUT_S = 90.0
 `task_configs`, which a create or config update answers after (with the connector's tasks)."""
 
 TIMEOUT_MESSAGE = "Request timed out"
+
+_WHAT_FAILED: dict[type[Any], str] = {
+    ev.PersistConfig: "store the connector's config",
+    ev.PersistTargetState: "store the connector's target state",
+    ev.PersistTaskConfigs: "store the connector's task configs",
+    ev.RemoveConfig: "remove the connector's config",
+}
 
 RunEffect = Callable[[ev.Effect], Awaitable[list[ev.Event]]]
 _Work = tuple[Callable[[], Awaitable[Any]], "asyncio.Future[Any] | None"]
@@ -74,7 +81,7 @@ async def fold(state: HerderState, event: ev.Event, run: RunEffect) -> Folded:
             except Exception as exc:
                 log.error("Herder: %s failed: %s", type(effect).__name__, exc, exc_info=True)
                 first = first or (exc, effect)
-                if only_stores:
+                if only_stores and isinstance(effect, ev.STORE_WRITES):
                     new_state = state  # drop the event: nothing but stores has been touched
                     break
             only_stores = only_stores and isinstance(effect, ev.STORE_WRITES)
@@ -180,7 +187,8 @@ class Owner:
         record = self.state.connectors.get(name) if isinstance(name, str) else None
         if folded.error is None or record is None or not record.instance:
             return
-        trace = f"The worker could not carry out {type(folded.failed).__name__}: {folded.error}"
+        what = _WHAT_FAILED.get(type(folded.failed), f"carry out {type(folded.failed).__name__}")
+        trace = f"The worker could not {what}: {folded.error}"
         await self._fold(ev.ConnectorFailed(record.name, record.instance, trace))
 
     async def _serve(self) -> None:

@@ -1,0 +1,253 @@
+"""The standalone herder's unit-test parts: tiny connectors, a recording executor, herder helpers.
+
+Real plugin host, real stores (memory or file), the real StandaloneHerder; only the executor and
+the Kafka admin are fakes, because no task runs here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from kconnect import ConfigDef, SourceConnector, SourceTask, hookimpl
+from kconnect.executor import TaskListener, TaskSpec
+from kconnect.herder.model import ConnectorTaskId, State, TargetState
+from kconnect.herder.owner import REQUEST_TIMEOUT_S
+from kconnect.herder.standalone import StandaloneHerder
+from kconnect.plugin_host import PluginHost
+from kconnect.storage import (
+    FileConfigBackingStore,
+    FileOffsetBackingStore,
+    MemoryConfigBackingStore,
+    MemoryOffsetBackingStore,
+    MemoryStatusBackingStore,
+)
+from kconnect.worker_config import WorkerConfig
+
+
+class TinyTask(SourceTask):
+    def start(self, config: Mapping[str, str]) -> None:
+        pass
+
+    def poll(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        pass
+
+
+class TinySource(SourceConnector):
+    config_def = ConfigDef().define(
+        "topic", type="STRING", importance="HIGH", documentation="Where to write."
+    )
+    events: ClassVar[list[str]] = []
+    fail_start: ClassVar[bool] = False
+    task_suffix: ClassVar[str] = ""
+    slow_validation_s: ClassVar[float] = 0.0
+
+    def start(self, config: Mapping[str, str]) -> None:
+        TinySource.events.append("start")
+        if TinySource.fail_start:
+            raise RuntimeError("cannot start")
+        self.config = dict(config)
+
+    def task_class(self) -> type[TinyTask]:
+        return TinyTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """Only `topic` goes to the tasks (as Kafka's file connectors give only what tasks need)."""
+        topic = self.config["topic"]
+        return [{"topic": topic, "index": f"{i}{TinySource.task_suffix}"} for i in range(max_tasks)]
+
+    def validate(self, config: Mapping[str, str]) -> Any:
+        if "slow" in config:
+            time.sleep(TinySource.slow_validation_s)
+        return super().validate(config)
+
+    def stop(self) -> None:
+        TinySource.events.append("stop")
+
+    def alter_offsets(self, config: Mapping[str, str], offsets: Mapping[Any, Any]) -> bool:
+        return True
+
+
+class HangingSource(TinySource):
+    """A connector whose `start` (or `task_configs`) blocks until the test sets `release`."""
+
+    release: ClassVar[threading.Event] = threading.Event()
+    hang_in: ClassVar[str] = "start"
+    error: ClassVar[str | None] = None
+
+    def start(self, config: Mapping[str, str]) -> None:
+        if HangingSource.hang_in == "start":
+            self._hang()
+        self.config = dict(config)
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        if HangingSource.hang_in == "task_configs":
+            self._hang()
+        return super().task_configs(max_tasks)
+
+    def _hang(self) -> None:
+        HangingSource.release.wait(30)
+        if HangingSource.error is not None:
+            raise RuntimeError(HangingSource.error)
+
+
+class TinyPlugin:
+    @hookimpl
+    def register_connectors(self, registry: Any) -> None:
+        registry.add(TinySource, aliases=["Tiny"])
+        registry.add(HangingSource, aliases=["Hanging"])
+
+
+def reset_connectors() -> None:
+    """Every tiny connector's switches back to well-behaved."""
+    TinySource.events.clear()
+    TinySource.fail_start = False
+    TinySource.task_suffix = ""
+    TinySource.slow_validation_s = 0.0
+    HangingSource.release = threading.Event()
+    HangingSource.hang_in = "start"
+    HangingSource.error = None
+
+
+class RecordingExecutor:
+    """Records calls and reports back as a well-behaved executor would."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.listener: TaskListener | None = None
+        self.calls: list[tuple[str, Any]] = []
+        self.specs: dict[ConnectorTaskId, TaskSpec] = {}
+        self.up = True
+        self.error: str | None = None
+
+    async def start(self, listener: TaskListener) -> None:
+        self.listener = listener
+
+    def ready(self) -> bool:
+        return self.up
+
+    def startup_error(self) -> str | None:
+        return self.error
+
+    def start_task(self, spec: TaskSpec) -> None:
+        assert self.listener is not None
+        self.calls.append(("start", spec.id))
+        self.specs[spec.id] = spec
+        if spec.target_state is TargetState.PAUSED:
+            self.listener.on_paused(spec.id, spec.generation)
+        else:
+            self.listener.on_running(spec.id, spec.generation)
+
+    def set_target_state(self, task: ConnectorTaskId, state: TargetState) -> None:
+        assert self.listener is not None
+        self.calls.append((state.value, task))
+        gen = self.specs[task].generation
+        (self.listener.on_paused if state is TargetState.PAUSED else self.listener.on_running)(task, gen)
+
+    def reset_active_topics(self, connector: str) -> None:
+        self.calls.append(("reset_topics", connector))
+
+    async def stop_task(self, task: ConnectorTaskId, timeout_s: float) -> None:
+        assert self.listener is not None
+        self.calls.append(("stop", task))
+        self.listener.on_stopped(task, self.specs[task].generation)
+
+    async def stop(self) -> None:
+        self.calls.append(("shutdown", None))
+
+    def fail(self, task: ConnectorTaskId, trace: str) -> None:
+        assert self.listener is not None
+        self.listener.on_failed(task, self.specs[task].generation, trace)
+
+
+class FakeAdmin:
+    async def cluster_id(self) -> str:
+        return "cluster-1"
+
+    async def list_offsets(self, group: str) -> dict[tuple[str, int], int]:
+        return {}
+
+    async def alter_offsets(self, group: str, offsets: Mapping[tuple[str, int], int]) -> None:
+        pass
+
+    async def delete_group(self, group: str) -> None:
+        pass
+
+
+NAME = "tiny"
+CONFIG = {"connector.class": "Tiny", "tasks.max": "2", "topic": "t"}
+T0, T1 = ConnectorTaskId(NAME, 0), ConnectorTaskId(NAME, 1)
+
+
+def load_plugins() -> PluginHost:
+    """A plugin host with the tiny connectors and the bundled converters."""
+    return PluginHost.load(extra_plugins=[TinyPlugin()], disabled=["file", "spark", "basic_auth"])
+
+
+def make_herder(
+    plugins: PluginHost, tmp_path: Path | None = None, request_timeout_s: float = REQUEST_TIMEOUT_S
+) -> tuple[StandaloneHerder, RecordingExecutor]:
+    """A herder with memory stores, or file stores in `tmp_path/state/`, and a recording executor."""
+    executor = RecordingExecutor()
+    worker = WorkerConfig.from_props({"listeners": "http://localhost:8083"})
+    state = tmp_path / "state" if tmp_path else None
+    herder = StandaloneHerder(
+        worker,
+        plugins,
+        executor,
+        FileConfigBackingStore(state / "configs.json") if state else MemoryConfigBackingStore(),
+        MemoryStatusBackingStore(),
+        FileOffsetBackingStore(state / "offsets.json") if state else MemoryOffsetBackingStore(),
+        FakeAdmin,
+        request_timeout_s,
+    )
+    return herder, executor
+
+
+def listener(executor: RecordingExecutor) -> TaskListener:
+    """The TaskListener the herder handed its executor."""
+    assert executor.listener is not None
+    return executor.listener
+
+
+async def reaches(
+    herder: StandaloneHerder, expected: tuple[State, list[State]], name: str = NAME, timeout: float = 5.0
+) -> None:
+    """Wait until the connector's status shows `expected` (connector state, task states)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while (got := await states(herder, name)) != expected:
+        assert loop.time() < deadline, f"{name} shows {got}, expected {expected}"
+        await asyncio.sleep(0.01)
+
+
+@contextlib.asynccontextmanager
+async def running_herder(
+    plugins: PluginHost, tmp_path: Path | None = None, request_timeout_s: float = REQUEST_TIMEOUT_S
+) -> AsyncIterator[tuple[StandaloneHerder, RecordingExecutor]]:
+    """A started herder (connectors reset to well-behaved), stopped at the end."""
+    reset_connectors()
+    herder, executor = make_herder(plugins, tmp_path, request_timeout_s)
+    assert herder.health().status == "starting"
+    await herder.start()
+    assert herder.health().status == "healthy"
+    try:
+        yield herder, executor
+    finally:
+        HangingSource.release.set()
+        await herder.stop()
+
+
+async def states(herder: StandaloneHerder, name: str = NAME) -> tuple[State, list[State]]:
+    """The connector's state and its tasks' states, as status shows them."""
+    status = await herder.connector_status(name)
+    return status.connector.state, [t.state for t in status.tasks]
