@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -250,3 +251,30 @@ def test_tasks_beyond_the_spark_task_slots_wait_unassigned_with_the_reason(
     status = wait_task_state(worker, "c", "RUNNING")
     assert "trace" not in status
     assert len(task_runs(worker, "c")) == 1
+
+
+def test_an_offset_store_that_cannot_write_fails_the_source_task_with_its_error(
+    start_worker: Any, tmp_path: Path, unique_topic: str
+) -> None:
+    offsets_dir = tmp_path / "offsets"
+    offsets_dir.mkdir()
+    offsets_file = offsets_dir / "connect.offsets"
+    props = {"offset.storage.file.filename": str(offsets_file)}
+    worker, source_file, sink_file = pipeline(start_worker, tmp_path, unique_topic, 1000, props)
+    wait_until("the first stored offsets", offsets_file.exists, worker)
+
+    # The offsets file's directory disappears (root ignores permissions, so it becomes a plain file).
+    shutil.rmtree(offsets_dir)
+    offsets_dir.write_text("not a directory\n", encoding="utf-8")
+    with source_file.open("a", encoding="utf-8") as f:
+        f.write(lines(1000, 2000))
+
+    status = wait_task_state(worker, "src", "FAILED")
+    assert "WorkerError" in status["trace"] and "src-0" in status["trace"], status["trace"]
+    last_line = status["trace"].strip().splitlines()[-1]
+    assert last_line.startswith("kconnect_spark.channel.WorkerError: "), last_line
+    assert "source offsets of task src-0" in last_line and str(offsets_file) in last_line, last_line
+
+    offsets_dir.unlink()
+    offsets_dir.mkdir()
+    restart_and_check_nothing_lost(worker, "src", source_file, sink_file)
