@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from kconnect_spark.slots import local_threads, task_slots, waiting_reason
+from kconnect_spark.slots import local_threads, task_slots, waiting_reason, without_slot
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,19 @@ def test_the_waiting_reason_names_both_counts() -> None:
     assert waiting_reason(2, 3).startswith(
         "Waiting for a Spark task slot: Spark has 2 task slots and 3 connector tasks need one"
     )
+
+
+@pytest.mark.parametrize(
+    ("slots", "active", "pending", "waiting"),
+    [
+        (2, 2, [1, 2], []),  # every run has a slot, some are still starting
+        (2, 3, [3], [3]),  # two run, the third waits
+        (2, 3, [1, 2, 3], [3]),  # all started at once: Spark serves jobs in order
+        (2, 5, [2, 4, 5], [5, 4, 2]),
+        (0, 1, [1], [1]),
+    ],
+)
+def test_the_latest_pending_runs_are_the_ones_without_a_slot(
+    slots: int, active: int, pending: list[int], waiting: list[int]
+) -> None:
+    assert without_slot(slots, active, pending, lambda order: order) == waiting

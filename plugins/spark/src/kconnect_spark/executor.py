@@ -20,6 +20,7 @@ executor knows its task slots (`kconnect_spark.slots`) and says which tasks wait
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import pickle
 import threading
@@ -34,7 +35,7 @@ from kconnect_spark.control_server import ControlServer
 from kconnect_spark.outcome import decide
 from kconnect_spark.remote import TaskLaunch, run_partition
 from kconnect_spark.session import build_session, is_local, spark_conf
-from kconnect_spark.slots import task_slots, waiting_reason
+from kconnect_spark.slots import task_slots, waiting_reason, without_slot
 from kconnect_spark.task_run import TaskRun
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class SparkExecutor:
         self._runs: dict[ConnectorTaskId, TaskRun] = {}
         self._waiting: list[TaskRun] = []
         self._supervisors: set[asyncio.Task[None]] = set()
+        self._order = itertools.count(1)
         self._session: Any = None
         self._session_error: BaseException | None = None
         self._slots: int | None = None
@@ -144,7 +146,7 @@ class SparkExecutor:
                 spec.id, spec.generation, f"Spark failed to start: {self._session_error!r}"
             )
             return
-        run = TaskRun(spec, spec.target_state)
+        run = TaskRun(spec, spec.target_state, next(self._order))
         self._runs[spec.id] = run
         self._server.add(run)
         if self._session is not None:
@@ -266,17 +268,13 @@ class SparkExecutor:
     def _check_slots(self) -> None:
         """Mark the launched runs that cannot have a Spark task slot as waiting for one.
 
-        Spark hands free slots to jobs in submission order, so the latest launched runs that have
-        not connected yet are the ones waiting. Called whenever a run launches, connects or ends.
+        Called whenever a run launches, connects or ends; `slots.without_slot` says which wait.
         """
         if self._slots is None or self._listener is None:
             return
         active = [run for run in self._runs.values() if run.launched]
-        excess = len(active) - self._slots
-        if excess <= 0:
-            return
-        pending = sorted((run for run in active if not run.connected), key=lambda run: -run.order)
-        for run in pending[:excess]:
+        pending = [run for run in active if not run.connected]
+        for run in without_slot(self._slots, len(active), pending, lambda run: run.order):
             if not run.waiting_reported:
                 run.waiting_reported = True
                 log.warning(

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _LOCAL = re.compile(r"^local(?:\[(\*|\d+)(?:\s*,\s*(\d+))?\])?$")
 _LOCAL_CLUSTER = re.compile(r"^local-cluster\[\s*(\d+)\s*,\s*(\d+)\s*,\s*\d+\s*\]$")
@@ -60,3 +63,15 @@ def waiting_reason(slots: int, needed: int) -> str:
         f"need one (each running task holds a slot for its lifetime; raise spark.master's thread "
         f"count or the cluster's cores, or stop a task)"
     )
+
+
+def without_slot(slots: int, active: int, pending: Sequence[T], order: Callable[[T], int]) -> list[T]:
+    """Of the `pending` runs (Spark job submitted, task not started), those no slot is free for.
+
+    `active` runs hold or want a slot; Spark hands free slots to jobs in submission order, so the
+    ``active - slots`` latest pending runs (highest `order`) are the ones that wait.
+    """
+    excess = active - slots
+    if excess <= 0:
+        return []
+    return sorted(pending, key=order, reverse=True)[:excess]

@@ -9,7 +9,6 @@ event loop only.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import secrets
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -20,8 +19,6 @@ from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect_spark.channel import encode
 from kconnect_spark.outcome import RunEnd
 
-_launch_order = itertools.count(1)
-
 
 @dataclass(eq=False)
 class TaskRun:
@@ -29,8 +26,9 @@ class TaskRun:
 
     spec: TaskSpec
     target: TargetState
+    #: Start order among the executor's runs (Spark gives free slots to earlier jobs first).
+    order: int = 0
     token: str = field(default_factory=lambda: secrets.token_hex(16))
-    order: int = field(default_factory=lambda: next(_launch_order))
     writer: asyncio.StreamWriter | None = None
     #: A task connection was accepted for this run; a second one is refused.
     connected: bool = False
