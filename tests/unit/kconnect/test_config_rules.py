@@ -86,9 +86,10 @@ def test_a_validator_without_rules_runs_as_python() -> None:
     ]
 
 
+JSON = "org.apache.kafka.connect.json.JsonConverter"
 CONVERTERS = PluginClass(
     "Converter",
-    ["org.apache.kafka.connect.json.JsonConverter", "JsonConverter"],
+    {JSON: JSON, "JsonConverter": JSON},
     {"FileStreamSink": "org.apache.kafka.connect.file.FileStreamSinkConnector"},
 )
 
@@ -96,7 +97,7 @@ CONVERTERS = PluginClass(
 @pytest.mark.parametrize(
     ("raw", "value", "errors"),
     [
-        ("JsonConverter", "JsonConverter", []),
+        ("JsonConverter", JSON, []),  # an alias shows as the class name, as Kafka shows a Class
         ("foo.Bar", None, ["Invalid value foo.Bar for configuration c: Class foo.Bar could not be found."]),
         ("", None, ["Invalid value  for configuration c: Class  could not be found."]),
         (
@@ -117,6 +118,11 @@ def test_plugin_class_texts_are_kafkas(raw: str, value: object, errors: list[str
         with pytest.raises(ConfigException) as failure:
             config_def.parse({"c": raw})
         assert str(failure.value) == errors[0]
+
+
+def test_plugin_class_parses_to_the_class_name() -> None:
+    config_def = ConfigDef().define("c", type="CLASS", default=None, validator=CONVERTERS, importance="LOW")
+    assert config_def.parse({"c": " JsonConverter "}) == {"c": JSON}
 
 
 def test_plugin_class_lets_null_through() -> None:

@@ -277,6 +277,7 @@ class ConfigDef:
             parsed = key.default
         if key.validator is not None:
             key.validator.ensure_valid(key.name, parsed)
+            return key.validator.canonical(parsed)
         return parsed
 
     def validate(self, props: Mapping[str, object]) -> dict[str, ConfigValue]:

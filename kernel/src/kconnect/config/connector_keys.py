@@ -65,6 +65,13 @@ TRANSACTION_BOUNDARY_CONFIG: Final = "transaction.boundary"
 TRANSACTION_BOUNDARY_INTERVAL_CONFIG: Final = "transaction.boundary.interval.ms"
 OFFSETS_TOPIC_CONFIG: Final = "offsets.storage.topic"
 
+#: The converters a worker uses when its properties name none (Kafka 4's defaults).
+WORKER_CONVERTER_DEFAULTS: Final[Mapping[str, str]] = {
+    KEY_CONVERTER_CLASS_CONFIG: "org.apache.kafka.connect.json.JsonConverter",
+    VALUE_CONVERTER_CLASS_CONFIG: "org.apache.kafka.connect.json.JsonConverter",
+    HEADER_CONVERTER_CLASS_CONFIG: "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+}
+
 NULL_VALUE_MESSAGE: Final = "Null value can not be supplied as the configuration value."
 
 _VERSION_BOUND = re.compile(r"[0-9]+(?:[.-][0-9]+)*")

@@ -110,6 +110,14 @@ class Validator:
         """Whether null passes; when False the key's schema type leaves out "null"."""
         return not any(rule.keyword == NULL_KEYWORD for rule in self.rules)
 
+    def canonical(self, value: object) -> object:
+        """The value as parsing and validation report it once valid (itself; a plugin's class name)."""
+        return value
+
+    def error_name(self, name: str) -> str:
+        """The key name this validator's messages use for key `name` (itself, unless embedded)."""
+        return name
+
 
 class LambdaValidator(Validator):
     """A validator made of a function and a description (Kafka's `LambdaValidator.with`); Python only."""

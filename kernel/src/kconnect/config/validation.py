@@ -84,12 +84,16 @@ class _Failure:
 
 def _explain(key: ConfigKey, keyword: str, value: object, error: ValidationError) -> _Failure | None:
     """The key's rule behind a failed schema keyword; None when no rule fails (nothing to report)."""
+    validator = key.validator
+    if validator is None:
+        return _Failure(10_000, ConfigException.invalid(key.name, value, error.message).message)
     # Rules test the value as the schema saw it (a Password's secret); the message hides it again.
-    found = key.validator.first_failure(json_value(value), keyword) if key.validator is not None else None
+    found = validator.first_failure(json_value(value), keyword)
     if found is not None:
         rank, rule = found
-        return _Failure(rank, rule.error(key.name, value).message, rule.voids_value)
-    if key.validator is not None and any(rule.keyword == keyword for rule in key.validator.rules):
+        message = rule.error(validator.error_name(key.name), value).message
+        return _Failure(rank, message, rule.voids_value)
+    if any(rule.keyword == keyword for rule in validator.rules):
         return None
     return _Failure(10_000, ConfigException.invalid(key.name, value, error.message).message)
 
@@ -163,6 +167,10 @@ def validate_all(config_def: ConfigDef, props: Mapping[str, object]) -> dict[str
         results[name].add_error(checked.message)
         if checked.voids_value:
             results[name].value = parsed[name] = None
+    for name in order:
+        validator = keys[name].validator
+        if validator is not None and not results[name].errors:
+            results[name].value = parsed[name] = validator.canonical(parsed[name])
     view = MappingProxyType(parsed)
     for name in order:
         recommender = keys[name].recommender

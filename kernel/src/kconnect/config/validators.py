@@ -306,15 +306,17 @@ class RegexValidator(Validator):
 class PluginClass(Validator):
     """A CLASS key naming an installed plugin of one kind (Kafka's checks of converter/transform keys).
 
-    `names` are every name the kind's plugins answer to; `others` maps the names of installed
-    plugins of other kinds to their shown class name. An unknown name is Kafka's parse failure
+    `names` maps every name the kind's plugins answer to to the class name they show (the valid
+    value's canonical form, as Kafka shows a class's name); `others` does the same for installed
+    plugins of other kinds. An unknown name is Kafka's parse failure
     ``Class X could not be found.`` (the value shows as null); a plugin of another kind is
     ``Class class X does not implement the <interface> interface``. Null passes: a missing
     required key already says so.
     """
 
-    def __init__(self, interface: str, names: Iterable[str], others: Mapping[str, str]) -> None:
+    def __init__(self, interface: str, names: Mapping[str, str], others: Mapping[str, str]) -> None:
         self.interface = interface
+        self.names = names
         known = frozenset(names)
         self.rules = (
             Rule(
@@ -334,6 +336,10 @@ class PluginClass(Validator):
                 whole_message=True,
             ),
         )
+
+    def canonical(self, value: object) -> object:
+        """The class name the plugin `value` names shows (`/connector-plugins`' ``class``)."""
+        return self.names.get(value, value) if isinstance(value, str) else value
 
     def __str__(self) -> str:
         return f"an installed {self.interface}"

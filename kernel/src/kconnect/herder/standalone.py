@@ -81,7 +81,7 @@ class StandaloneHerder:
         self._status_store = status_store
         self._offset_store = offset_store
         self._admin = admin
-        self._validator = ConnectorValidator(plugins)
+        self._validator = ConnectorValidator(plugins, worker_config.props)
         self._connectors = ConnectorInstances(
             plugins,
             self._post_threadsafe,
@@ -193,7 +193,7 @@ class StandaloneHerder:
         return self._validator.connector_type(record.config)
 
     def _versions(self, record: ConnectorRecord) -> views.Versions:
-        return views.versions(record, self._validator.plugin)
+        return views.versions(record, self._validator.plugin, self._validator.task_version)
 
     async def connectors(self) -> list[str]:
         """Names of all connectors, sorted."""

@@ -1,14 +1,18 @@
 """Connector config validation for the herder: the validate endpoint and every create / update.
 
 Steps, as Kafka's AbstractHerder.validateConnectorConfig: require ``connector.class``; find the
-plugin; validate the framework's source or sink keys plus the connector's own (its `config_def`
-and `validate`, user code run in a thread); render Kafka's ConfigInfos. Create / update then
-reject a config with errors with Kafka's multi-error message, naming the real connector type.
+plugin among the registered ones (nothing is imported by name); validate the framework's source or
+sink keys, enriched with the keys of the converters, transformations and predicates the config
+names (`kconnect.config.plugin_keys`: an unknown one is an error of its key), plus the connector's
+own (its `config_def` and `validate`, user code run in a thread); render Kafka's ConfigInfos.
+Create / update then reject a config with errors with Kafka's multi-error message, and an unknown
+connector class with Kafka's 400 "Failed to find any class ..." text.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -23,7 +27,9 @@ from kconnect.config import (
     sink_connector_config_def,
     source_connector_config_def,
 )
-from kconnect.errors import BadRequestError
+from kconnect.config.connector_keys import WORKER_CONVERTER_DEFAULTS
+from kconnect.config.plugin_keys import InstalledPlugins, PluginChoices, enrich
+from kconnect.errors import BadRequestError, PluginError
 from kconnect.herder.model import ConnectorType
 from kconnect.plugin_host import PluginDesc, PluginHost, PluginType
 
@@ -37,15 +43,66 @@ def _java_map(config: Mapping[str, Any]) -> str:
     return "{" + ", ".join(f"{k}={v}" for k, v in config.items()) + "}"
 
 
-class ConnectorValidator:
-    """Validates connector configs and answers plugin questions, on behalf of the herder."""
+def _defined(version: str) -> str | None:
+    return None if version in ("", "undefined") else version
 
-    def __init__(self, plugins: PluginHost) -> None:
+
+def _installed(host: PluginHost, interface: str, kind: PluginType) -> InstalledPlugins:
+    """One kind's installed plugins, as `kconnect.config.plugin_keys` sees them."""
+    versions: dict[str, str] = {}
+    config_defs: dict[str, ConfigDef] = {}
+    for plugin in host.plugins(kind):
+        versions.setdefault(plugin.class_name, plugin.version)
+        own = getattr(plugin.cls, "config_def", None)
+        if isinstance(own, ConfigDef):
+            config_defs.setdefault(plugin.class_name, own)
+    accepted = {name: plugin.class_name for name, plugin in host.accepted_names(kind).items()}
+    return InstalledPlugins(interface, accepted, versions, config_defs)
+
+
+def plugin_choices(host: PluginHost, worker_props: Mapping[str, str]) -> PluginChoices:
+    """What `host` has installed and which converters the worker uses (its properties, else Kafka's)."""
+    everything: dict[str, str] = {}
+    for kind in PluginType:
+        for name, plugin in host.accepted_names(kind).items():
+            everything.setdefault(name, plugin.class_name)
+    return PluginChoices(
+        converters=_installed(host, "Converter", PluginType.CONVERTER),
+        header_converters=_installed(host, "HeaderConverter", PluginType.HEADER_CONVERTER),
+        transformations=_installed(host, "Transformation", PluginType.TRANSFORMATION),
+        predicates=_installed(host, "Predicate", PluginType.PREDICATE),
+        everything=everything,
+        worker_converters={
+            key: (worker_props.get(key) or "").strip() or default
+            for key, default in WORKER_CONVERTER_DEFAULTS.items()
+        },
+    )
+
+
+class ConnectorValidator:
+    """Validates connector configs and answers plugin questions, on behalf of the herder.
+
+    `worker_props` are the worker's properties: its ``key.converter`` / ``value.converter`` /
+    ``header.converter`` are what validate shows for a connector that sets none.
+    """
+
+    def __init__(self, plugins: PluginHost, worker_props: Mapping[str, str] | None = None) -> None:
         self._plugins = plugins
+        self._choices = plugin_choices(plugins, worker_props or {})
 
     def plugin(self, config: Mapping[str, str]) -> PluginDesc:
         """The connector plugin ``connector.class`` names; PluginError if none."""
         return self._plugins.connector(config.get(CONNECTOR_CLASS_CONFIG, ""))
+
+    def task_version(self, config: Mapping[str, str], task_class: str) -> str | None:
+        """The version of the task class of the connector ``connector.class`` names, if it is
+        `task_class`; None when unknown (the class is never imported by its name)."""
+        try:
+            cls: Any = self._plugins.task_class(config.get(CONNECTOR_CLASS_CONFIG, ""), task_class)
+            version = getattr(cls, "version", None)
+            return str(version() if callable(version) else version) if version else None
+        except Exception:
+            return None
 
     def connector_type(self, config: Mapping[str, str]) -> ConnectorType:
         """SOURCE, SINK, or UNKNOWN when ``connector.class`` names no installed connector."""
@@ -66,7 +123,9 @@ class ConnectorValidator:
 
     def _validate_with(self, plugin: PluginDesc, config: Mapping[str, str | None]) -> ConfigInfos:
         sink = plugin.type is PluginType.SINK
-        common = sink_connector_config_def() if sink else source_connector_config_def()
+        framework = sink_connector_config_def() if sink else source_connector_config_def()
+        choices = dataclasses.replace(self._choices, connector_version=_defined(plugin.version))
+        common = enrich(framework, config, choices)
         own_def: ConfigDef = getattr(plugin.cls, "config_def", None) or ConfigDef()
         instance = plugin.cls()
         return build_config_infos(
@@ -84,14 +143,20 @@ class ConnectorValidator:
 
         The framework's ``name`` key carries Kafka's name rules (not empty, no control characters).
         """
-        infos = await self.validate(config)
+        try:
+            infos = await self.validate(config)
+        except PluginError as unknown:
+            raise BadRequestError(str(unknown)) from unknown  # Kafka answers 400 on create / update
         # The endpoint named in the message takes a plugin name: the connector class as given works.
         message = invalid_config_message(infos, config.get(CONNECTOR_CLASS_CONFIG, ""))
         if message is not None:
             raise BadRequestError(message)
 
     def plugins(self, connectors_only: bool) -> list[PluginDesc]:
-        """Sinks, then sources, then (unless `connectors_only`) the other kinds."""
+        """Sinks, then sources, then (unless `connectors_only`) the other kinds; by class name in a kind.
+
+        Kafka lists each kind sorted by class name; a name registered twice is listed twice.
+        """
         kinds = [PluginType.SINK, PluginType.SOURCE]
         if not connectors_only:
             kinds += [
@@ -100,7 +165,7 @@ class ConnectorValidator:
                 PluginType.CONVERTER,
                 PluginType.HEADER_CONVERTER,
             ]
-        return [p for kind in kinds for p in self._plugins.plugins(kind)]
+        return [p for kind in kinds for p in sorted(self._plugins.plugins(kind), key=lambda p: p.class_name)]
 
     def plugin_config(self, plugin_name: str) -> list[ConfigKeyInfo]:
         """The plugin's config keys, then the framework's connector keys (KIP-769); PluginError if unknown."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import pkgutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,29 +28,27 @@ class Versions:
 NO_VERSIONS = Versions()
 
 
-def versions(record: ConnectorRecord, plugin: Callable[[Mapping[str, str]], Any]) -> Versions:
-    """The connector plugin's version (`plugin(config).version`) and each task class's; none if the
-    plugin cannot be found."""
+def versions(
+    record: ConnectorRecord,
+    plugin: Callable[[Mapping[str, str]], Any],
+    task_version: Callable[[Mapping[str, str], str], str | None],
+) -> Versions:
+    """The connector plugin's version (`plugin(config).version`) and each task class's
+    (`task_version(config, task.class)`, resolved through the registered connector, never by
+    importing the text); none if the plugin cannot be found."""
     try:
         connector = _defined(plugin(record.config).version)
     except Exception:
         return NO_VERSIONS
-    tasks = [_task_version(t.config.get(TASK_CLASS_CONFIG, "")) or connector for t in record.tasks]
+    tasks = [
+        _defined(task_version(record.config, t.config.get(TASK_CLASS_CONFIG, ""))) or connector
+        for t in record.tasks
+    ]
     return Versions(connector, tasks)
 
 
 def _defined(version: str | None) -> str | None:
     return None if version in (None, "", "undefined") else version
-
-
-@functools.lru_cache(maxsize=256)
-def _task_version(task_class: str) -> str | None:
-    """The ``version()`` of the task class named by a task config's ``task.class``, None if unknown."""
-    try:
-        version = pkgutil.resolve_name(task_class).version
-        return _defined(str(version() if callable(version) else version))
-    except Exception:
-        return None
 
 
 def _state(observed: Observed, restarting: bool = False, version: str | None = None) -> StateInfo:

@@ -12,17 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kconnect.config.connector_keys import WORKER_CONVERTER_DEFAULTS
 from kconnect.converter import Converter, HeaderConverter
 from kconnect.errors import ConnectError
 from kconnect.plugin_host import PluginHost, PluginType
 from kconnect.records import ConnectRecord
 from kconnect.transform import Predicate, Transformation
-
-_DEFAULT_CONVERTERS = {
-    "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-    "header.converter": "org.apache.kafka.connect.storage.SimpleHeaderConverter",
-}
 
 
 def _prefixed(props: Mapping[str, str], prefix: str) -> dict[str, str]:
@@ -39,7 +34,7 @@ def _converter_props(
     """
     if connector.get(key):
         return connector[key], _prefixed(connector, key + ".")
-    return worker.get(key) or _DEFAULT_CONVERTERS[key], _prefixed(worker, key + ".")
+    return worker.get(key) or WORKER_CONVERTER_DEFAULTS[key], _prefixed(worker, key + ".")
 
 
 @dataclass
