@@ -94,3 +94,22 @@ def test_active_topics_reports_each_topic_once_until_the_worker_resets_them() ->
     assert [topics.is_new(t) for t in ("a", "a", "b", "a")] == [True, False, True, False]
     control.topics_reset_count += 1  # PUT /connectors/{c}/topics/reset
     assert [topics.is_new(t) for t in ("b", "b", "a")] == [True, False, True]
+
+
+async def test_a_paused_loop_with_keep_alive_runs_it_regularly_until_resumed() -> None:
+    control = MemoryControl()
+    follower = TargetFollower(control, keep_alive_s=0.02)
+    kept_alive: list[float] = []
+
+    async def keep_alive() -> None:
+        kept_alive.append(asyncio.get_running_loop().time())
+
+    assert await follower.proceed(_noop)
+    control.set(TargetState.PAUSED)
+    round_ = asyncio.create_task(follower.proceed(_noop, keep_alive=keep_alive))
+    await asyncio.sleep(0.3)
+    assert not round_.done()
+    assert len(kept_alive) >= 5, "a paused sink must keep polling its consumer"
+    control.set(TargetState.STARTED)
+    assert await asyncio.wait_for(round_, 1)
+    assert control.reports == ["running", "paused", "running"], "one paused report however long the pause"

@@ -124,7 +124,7 @@ class SinkLoop:
         self.topics = ActiveTopics(control)
         self.records_put = 0
         self._task_lock = asyncio.Lock()
-        #: Bumped on every revocation: a batch fetched under an older value is stale.
+        #: Bumped when a revocation starts and ends: a batch fetched under an older value is stale.
         self._revocations = 0
         self._redelivery: DeliveryBatch | None = None
         self._paused = False
@@ -318,6 +318,8 @@ class SinkLoop:
                 log.exception("Revoking partitions of %s failed", self.spec.id)
                 self._listener_error = self._listener_error or exc
             finally:
+                # Bumped again at the end: a batch fetched while this revocation ran is stale too.
+                self._revocations += 1
                 self.context.assigned -= partitions
                 self.offsets.forget(partitions)
                 if self._redelivery is not None:
