@@ -248,10 +248,13 @@ def test_task_that_stops_unasked_fails_with_a_reason() -> None:
     gen = state.connectors[NAME].tasks[0].generation
     state, effects = apply(state, ev.TaskStopped(T0, gen))
     task = state.connectors[NAME].tasks[0]
-    assert task.observed.state is State.FAILED and task.generation == 0
+    assert task.observed.state is State.FAILED and task.generation == gen  # as any failed task
     assert task.observed.trace is not None
     assert "stopped although the worker did not ask it to stop" in task.observed.trace
     assert ev.PutTaskStatus(T0, task.observed) in effects
+    # A reconfiguration does not start it again behind the user's back; a restart does.
+    record = state.connectors[NAME]
+    assert apply(state, ev.TaskConfigsGenerated(NAME, record.instance, TASKS))[1] == []
     state = settle(state, ev.TaskRestartRequested(T0))
     assert state.connectors[NAME].tasks[0].observed == ev.Observed(State.RUNNING, None, W)
 

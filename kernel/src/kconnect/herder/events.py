@@ -162,7 +162,8 @@ class TaskFailed:
 
 @dataclass(frozen=True)
 class TaskStopped:
-    """The task stopped (its offsets committed)."""
+    """The task's run ended cleanly (its offsets committed). After a stop request the report is
+    stale; for the current instance it means the task stopped unasked, which shows as FAILED."""
 
     id: ConnectorTaskId
     generation: int

@@ -321,7 +321,7 @@ def _task_event(new_state: State) -> Callable[[HerderState, Any], _Result]:
         if isinstance(e, ev.TaskStopped):
             # The herder forgets a task's generation when it asks it to stop, so a current task that
             # reports a stop ended on its own: status must not leave it UNASSIGNED without a reason.
-            step.observe_task(e.id.task, State.FAILED, _unexpected_stop(e.id), 0)
+            step.observe_task(e.id.task, State.FAILED, _unexpected_stop(e.id))
         else:
             step.observe_task(e.id.task, new_state, trace)
         return step.done()
@@ -352,7 +352,7 @@ _HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {
     ev.TaskRunning: _task_event(State.RUNNING),
     ev.TaskPaused: _task_event(State.PAUSED),
     ev.TaskFailed: _task_event(State.FAILED),
-    ev.TaskStopped: _task_event(State.UNASSIGNED),
+    ev.TaskStopped: _task_event(State.FAILED),  # only ever current when it stopped unasked
     ev.TaskUnassigned: _task_event(State.UNASSIGNED),
 }
 
