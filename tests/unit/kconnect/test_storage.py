@@ -103,6 +103,19 @@ async def test_write_failure_is_a_store_error_naming_the_file(tmp_path: Path) ->
     assert await store.get("c", [P1]) == [None]
 
 
+async def test_rename_onto_a_directory_fails_naming_the_file_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    path = tmp_path / "offsets.json"
+    store = FileOffsetBackingStore(path)
+    await store.start()
+    await store.set("c", [(P1, {"position": 1})])
+    path.unlink()
+    (path / "in-the-way").mkdir(parents=True)  # the target of the atomic rename is now a directory
+    with pytest.raises(StoreError, match=r"offsets\.json: cannot write: Is a directory"):
+        await store.set("c", [(P1, {"position": 2})])
+    assert await store.get("c", [P1]) == [{"position": 1}]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["offsets.json"]
+
+
 @pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"c": {"p": 5}}'])
 async def test_corrupt_offset_file_names_the_file(tmp_path: Path, content: str) -> None:
     path = tmp_path / "offsets.json"
