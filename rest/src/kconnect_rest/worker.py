@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kconnect.errors import ConnectError
+from kconnect.errors import ConnectError, RequestTimeoutError
 from kconnect.plugin_host import PluginHost
 from kconnect.worker_config import ConfigFileError, WorkerConfig, load_properties
 
@@ -95,6 +95,13 @@ class StandaloneWorker:
             for connector in self.connectors:
                 try:
                     await herder.put_connector_config(connector.name, connector.config, allow_replace=True)
+                except RequestTimeoutError:
+                    # The connector's start() or task_configs() is slow: it goes on in its own thread.
+                    log.warning(
+                        "Connector %s from %s has not started within the request timeout; it keeps starting",
+                        connector.name, connector.path,
+                    )  # fmt: skip
+                    continue
                 except ConnectError as exc:
                     raise ConfigFileError(f"{connector.path}: {exc}") from exc
                 log.info("Connector %s created from %s", connector.name, connector.path)
