@@ -191,3 +191,18 @@ def test_task_class_never_imports_what_the_task_config_names(marker_module: tupl
     with pytest.raises(PluginError, match=r"which name matches os\.system"):
         host.task_class("os.system", f"{__name__}._SourceTask")
     assert not marker.exists()
+
+
+def test_no_source_module_imports_by_name() -> None:
+    """Keeps the promise in code: nothing under src/ imports a module or class from a string."""
+    root = Path(__file__).resolve().parents[3]
+    sources = [
+        *root.glob("kernel/src/**/*.py"),
+        *root.glob("rest/src/**/*.py"),
+        *root.glob("plugins/*/src/**/*.py"),
+    ]
+    assert sources
+    for source in sources:
+        text = source.read_text(encoding="utf-8")
+        for call in ("import_module(", "resolve_name(", "__import__(", "find_spec("):
+            assert call not in text, f"{source.relative_to(root)} calls {call}"
