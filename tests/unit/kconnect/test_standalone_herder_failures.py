@@ -238,3 +238,15 @@ async def test_a_hanging_task_configs_times_out_and_the_tasks_come_when_it_retur
     HangingSource.release.set()
     await reaches(h, (R, [R]), HANGING)
     assert (await h.connector_info(HANGING)).tasks == [ConnectorTaskId(HANGING, 0)]
+
+
+async def test_a_slow_validate_times_the_write_out(
+    herder: tuple[StandaloneHerder, RecordingExecutor],
+) -> None:
+    h, _ = herder
+    TinySource.slow_validation_s = 3 * TIMEOUT_S
+    began = time.monotonic()
+    with pytest.raises(RequestTimeoutError, match=r"^Request timed out$"):
+        await h.put_connector_config(NAME, {**CONFIG, "slow": "1"}, allow_replace=False)
+    assert time.monotonic() - began < 2 * TIMEOUT_S
+    assert await h.connectors() == []  # timed out before anything was written

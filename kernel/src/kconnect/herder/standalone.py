@@ -242,7 +242,8 @@ class StandaloneHerder:
         """Validate, then create or replace the connector (validation errors come before existence).
 
         Answers once the connector has started and produced its task configs (or failed), with its
-        tasks, as Kafka's standalone herder does; RequestTimeoutError after `REQUEST_TIMEOUT_S`.
+        tasks, as Kafka's standalone herder does; RequestTimeoutError after `REQUEST_TIMEOUT_S`
+        (validation included: a connector's `validate` is user code too).
         A config-store write that fails raises its StoreError and changes nothing.
         """
         config = dict(config)
@@ -252,8 +253,8 @@ class StandaloneHerder:
                 f"in the URL ({name})"
             )
         config[NAME_CONFIG] = name
-        await self._validator.check(config)
         deadline = self._owner.deadline()
+        await self._owner.wait(asyncio.ensure_future(self._validator.check(config)), deadline)
 
         async def put() -> tuple[bool, asyncio.Future[None] | None]:
             created = name not in self._state.connectors
@@ -277,7 +278,7 @@ class StandaloneHerder:
         while True:
             base = dict(self._record(name).config)
             merged = _merged(base, patch)
-            await self._validator.check(merged)
+            await self._owner.wait(asyncio.ensure_future(self._validator.check(merged)), deadline)
 
             async def put(
                 base: dict[str, str] = base, merged: dict[str, str] = merged
