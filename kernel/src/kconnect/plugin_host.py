@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -147,6 +148,12 @@ _HOOKS: dict[str, Callable[[Any], PluginType]] = {
 _CONNECTOR_TYPES = (PluginType.SOURCE, PluginType.SINK)
 
 
+def _dotted_tails(name: str) -> list[str]:
+    """``a.b.C`` → ``["a.b.C", "b.C", "C"]``."""
+    parts = name.split(".")
+    return [".".join(parts[index:]) for index in range(len(parts))]
+
+
 def _normalize(name: str) -> str:
     """Kafka finds `FileStreamSource` for `FileStreamSourceConnector`: drop a `Connector` suffix."""
     return name[: -len("Connector")] if name.endswith("Connector") else name
@@ -164,6 +171,7 @@ class PluginHost:
         self._manager = manager
         self._plugins = plugins
         self._task_classes: dict[str, type[Task]] = {}
+        self._accepted: dict[tuple[PluginType, ...], Mapping[str, PluginDesc]] = {}
 
     @classmethod
     def load(
@@ -208,24 +216,41 @@ class PluginHost:
         """Registered plugins of the given types (all when none given), in pluggy's call order."""
         return [p for p in self._plugins if not types or p.type in types]
 
-    def lookup(self, name: str, *types: PluginType) -> PluginDesc | None:
-        """The plugin of one of `types` answering to `name`, or None; never imports anything.
+    def accepted_names(self, *types: PluginType) -> Mapping[str, PluginDesc]:
+        """Every name that resolves to a plugin of one of `types`, with the plugin it resolves to.
 
-        A name matches a plugin's Java class name, Python path or an alias it declared; failing
-        that, the same with a ``Connector`` suffix dropped, or the simple name of a dotted name
-        (Kafka's aliases). Where two plugins answer to one name, the one registered first in
-        pluggy's call order wins: the plugin registered last, unless ``tryfirst``/``trylast``
-        say otherwise (docs/plugins.md, "Which plugin a name resolves to").
+        A plugin answers to its Java class names, its Python path and the aliases it declared;
+        failing an exact match, to the same with a ``Connector`` suffix dropped or added, or to a
+        dotted tail of them (``JsonConverter``, ``json.JsonConverter``: Kafka's aliases). Where
+        two plugins answer to one name, the one registered first in pluggy's call order wins (the
+        plugin registered last, unless ``tryfirst``/``trylast`` say otherwise; docs/plugins.md).
+        The set is finite, so validation can list it (a JSON Schema ``enum``) and agree with
+        `lookup` by construction.
         """
+        key = tuple(types)
+        cached = self._accepted.get(key)
+        if cached is not None:
+            return cached
         candidates = self.plugins(*types)
+        accepted: dict[str, PluginDesc] = {}
         for plugin in candidates:
-            if name in plugin.names():
-                return plugin
-        wanted = _normalize(name)
+            for name in plugin.names():
+                accepted.setdefault(name, plugin)
         for plugin in candidates:
-            if any(_normalize(n) == wanted or _normalize(n).endswith("." + wanted) for n in plugin.names()):
-                return plugin
-        return None
+            for name in plugin.names():
+                for tail in _dotted_tails(_normalize(name)):
+                    accepted.setdefault(tail, plugin)
+                    accepted.setdefault(tail + "Connector", plugin)
+        result: Mapping[str, PluginDesc] = MappingProxyType(accepted)
+        self._accepted[key] = result
+        return result
+
+    def lookup(self, name: str, *types: PluginType) -> PluginDesc | None:
+        """The plugin of one of `types` answering to `name` (see `accepted_names`), or None.
+
+        Never imports anything: only registered plugins resolve.
+        """
+        return self.accepted_names(*types).get(name)
 
     def find(self, name: str, *types: PluginType) -> PluginDesc:
         """The plugin of one of `types` answering to `name` (see `lookup`).
