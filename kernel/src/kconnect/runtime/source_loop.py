@@ -85,11 +85,10 @@ class SourceLoop:
             await asyncio.to_thread(self.task.start, self.spec.task_config)
             try:
                 await self._move_records()
+                await self._commit()
             except Exception:
                 await self._commit_after_failure()
                 raise
-            else:
-                await self._commit()
             finally:
                 await asyncio.to_thread(self.task.stop)
         finally:
