@@ -36,7 +36,7 @@ from kconnect_spark.outcome import decide
 from kconnect_spark.remote import TaskLaunch, run_partition
 from kconnect_spark.session import build_session, is_local, spark_conf
 from kconnect_spark.slots import task_slots, waiting_reason, without_slot
-from kconnect_spark.task_run import TaskRun
+from kconnect_spark.task_run import TaskRun, wait_for_end
 
 log = logging.getLogger(__name__)
 
@@ -220,24 +220,8 @@ class SparkExecutor:
         run.job_ended.set()
 
     async def _supervise(self, run: TaskRun) -> None:
-        """Wait until the run's Spark job has ended and its channel has closed, then report."""
-        await _first(run.job_ended, run.disconnected)
-        if not run.job_ended.is_set() and not await _within(run.job_ended, CHANNEL_LOSS_GRACE_S):
-            await self._cancel(
-                run,
-                "the worker cancelled its Spark job so that it does not run unsupervised"
-                if run.channel_lost
-                else "its Spark job did not end after the task closed its channel; the worker cancelled it",
-            )
-            await run.job_ended.wait()
-        if run.writer is not None and not await _within(run.disconnected, CLOSE_GRACE_S):
-            log.warning(
-                "Task %s is still connected %.0f s after its Spark job ended; closing its control "
-                "channel so that it stops",
-                run.id,
-                CLOSE_GRACE_S,
-            )
-            run.writer.close()
+        """Report the run's end once its Spark job has ended and its channel has closed."""
+        await wait_for_end(run, lambda reason: self._cancel(run, reason), CHANNEL_LOSS_GRACE_S, CLOSE_GRACE_S)
         self._finish(run)
 
     def _finish(self, run: TaskRun) -> None:
@@ -290,23 +274,6 @@ class SparkExecutor:
     def _call_soon(self, callback: Any, *args: Any) -> None:
         assert self._loop is not None
         self._loop.call_soon_threadsafe(callback, *args)
-
-
-async def _first(*events: asyncio.Event) -> None:
-    waiters = [asyncio.ensure_future(event.wait()) for event in events]
-    try:
-        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
-
-
-async def _within(event: asyncio.Event, timeout_s: float) -> bool:
-    try:
-        await asyncio.wait_for(event.wait(), timeout_s)
-    except TimeoutError:
-        return False
-    return True
 
 
 def _hostname() -> str:

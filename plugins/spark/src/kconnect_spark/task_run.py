@@ -9,7 +9,9 @@ event loop only.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -18,6 +20,8 @@ from kconnect.herder.model import ConnectorTaskId, TargetState
 
 from kconnect_spark.channel import encode
 from kconnect_spark.outcome import RunEnd
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)
@@ -78,3 +82,51 @@ class TaskRun:
             self.cancelled,
             self.spark_error,
         )
+
+
+async def wait_for_end(
+    run: TaskRun, cancel: Callable[[str], Awaitable[None]], channel_grace_s: float, close_grace_s: float
+) -> None:
+    """Return once the run's Spark job has ended and its control channel has closed.
+
+    The executor's supervisor of each launched run awaits this, then reports. Steps:
+
+    1. wait for the first of: the job ends, the channel closes;
+    2. channel first: give the job `channel_grace_s` to end by itself (a task that lost its channel
+       stops itself), else `cancel` it with the reason that goes into the trace;
+    3. job first: give the task `close_grace_s` to close its channel (Spark kills a cancelled
+       task's Python worker after a delay), else close it from this side so the task stops.
+    """
+    await _first(run.job_ended, run.disconnected)
+    if not run.job_ended.is_set() and not await _within(run.job_ended, channel_grace_s):
+        await cancel(
+            "the worker cancelled its Spark job so that it does not run unsupervised"
+            if run.channel_lost
+            else "its Spark job did not end after the task closed its channel; the worker cancelled it"
+        )
+        await run.job_ended.wait()
+    if run.writer is not None and not await _within(run.disconnected, close_grace_s):
+        log.warning(
+            "Task %s is still connected %.0f s after its Spark job ended; closing its control channel "
+            "so that it stops",
+            run.id,
+            close_grace_s,
+        )
+        run.writer.close()
+
+
+async def _first(*events: asyncio.Event) -> None:
+    waiters = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+
+
+async def _within(event: asyncio.Event, timeout_s: float) -> bool:
+    try:
+        await asyncio.wait_for(event.wait(), timeout_s)
+    except TimeoutError:
+        return False
+    return True
