@@ -453,3 +453,31 @@ def test_shutdown_stops_everything_and_keeps_configs() -> None:
     assert kinds(effects) == ["StopTask", "StopTask", "StopConnector"]
     assert summary(state) == (State.UNASSIGNED, [State.UNASSIGNED, State.UNASSIGNED], TargetState.STARTED)
     assert state.connectors[NAME].task_configs == tuple(TASKS)
+
+
+# --- effect order the owner relies on ----------------------------------------------------------------
+
+
+COMMANDS: list[ev.Event] = [
+    ev.ConnectorConfigured(NAME, {**CONFIG, "extra": "1"}),
+    ev.ConnectorRemoved(NAME),
+    *(ev.TargetStateSet(NAME, target) for target in TargetState),
+    ev.RestartRequested(NAME, include_tasks=True),
+    ev.TaskRestartRequested(T0),
+]
+
+
+@pytest.mark.parametrize("start", list(STATES))
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda e: type(e).__name__)
+def test_store_writes_come_before_every_other_effect(start: str, command: ev.Event) -> None:
+    """So a failed write can drop the whole event before anything outside the stores changed."""
+    _, effects = apply(STATES[start](), command)
+    stores = [isinstance(e, ev.STORE_WRITES) for e in control(effects)]
+    assert stores == sorted(stores, reverse=True), kinds(effects)
+
+
+def test_new_task_configs_are_stored_before_the_old_tasks_stop() -> None:
+    state = running()
+    new = [{"n": "new", "task.class": "T"}]
+    _, effects = apply(state, ev.TaskConfigsGenerated(NAME, state.connectors[NAME].instance, new))
+    assert isinstance(control(effects)[0], ev.PersistTaskConfigs)
