@@ -35,6 +35,7 @@ from kconnect.herder.api import (
 )
 from kconnect.herder.connectors import ConnectorInstances
 from kconnect.herder.effects import EffectRunner
+from kconnect.herder.health import worker_health
 from kconnect.herder.listener import HerderTaskListener
 from kconnect.herder.model import ConnectorTaskId, ConnectorType, TargetState
 from kconnect.herder.offsets import AiokafkaAdmin, ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
@@ -55,10 +56,6 @@ from kconnect.storage import (
 from kconnect.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
-
-HEALTHY_MESSAGE = "Worker has completed startup and is ready to handle requests."
-STARTING_MESSAGE = "Worker is still starting up."
-UNHEALTHY_MESSAGE = "The worker's executor failed to start"
 
 
 class StandaloneHerder:
@@ -142,20 +139,9 @@ class StandaloneHerder:
         log.info("Herder stopped")
 
     def health(self) -> WorkerHealth:
-        """Starting until the stores are loaded and the executor can run tasks, then healthy.
-
-        Unhealthy when the executor could not start (e.g. Spark failed), with its reason.
-        """
-        error = self._executor.startup_error()
-        if error is not None:
-            return WorkerHealth("unhealthy", f"{UNHEALTHY_MESSAGE}: {error}")
-        if self._healthy and self._executor.ready():
-            return WorkerHealth("healthy", HEALTHY_MESSAGE)
-        if self._healthy:
-            return WorkerHealth(
-                "starting", f"{STARTING_MESSAGE} Waiting for the {self._executor.name} executor."
-            )
-        return WorkerHealth("starting", STARTING_MESSAGE)
+        """Starting until the stores are loaded and the executor can run tasks, then healthy;
+        unhealthy when the executor could not start, with its reason."""
+        return worker_health(self._executor, self._healthy)
 
     async def kafka_cluster_id(self) -> str:
         """The broker's cluster id (asked once, then cached)."""
