@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from kconnect_spark.slots import local_threads, task_slots, waiting_reason, without_slot
+from kconnect_spark.slots import local_threads, not_started_reason, task_slots, waiting_reason, without_slot
 
 
 @pytest.mark.parametrize(
@@ -38,7 +38,7 @@ def test_a_cluster_without_core_settings_uses_sparks_default_parallelism() -> No
         "spark.executor.instances": "3",
         "spark.executor.cores": "4",
     }
-    assert task_slots(dynamic, default_parallelism=2) == 2
+    assert task_slots(dynamic, default_parallelism=2) is None
 
 
 def test_non_local_masters_have_no_local_threads() -> None:
@@ -65,3 +65,12 @@ def test_the_latest_pending_runs_are_the_ones_without_a_slot(
     slots: int, active: int, pending: list[int], waiting: list[int]
 ) -> None:
     assert without_slot(slots, active, pending, lambda order: order) == waiting
+
+
+def test_the_not_started_reason_says_how_long_and_what_is_known() -> None:
+    assert not_started_reason(30, None, 3) == (
+        "Spark has not started the task's Spark task 30 s after its job was submitted: it waits for "
+        "a free task slot or executor (Spark has an unknown number of task slots and 3 connector "
+        "tasks need one)"
+    )
+    assert "Spark has 4 task slots and 5 connector tasks" in not_started_reason(30, 4, 5)

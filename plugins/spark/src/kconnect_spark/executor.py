@@ -35,13 +35,16 @@ from kconnect_spark.control_server import ControlServer
 from kconnect_spark.outcome import decide
 from kconnect_spark.remote import TaskLaunch, run_partition
 from kconnect_spark.session import build_session, is_local, spark_conf
-from kconnect_spark.slots import task_slots, waiting_reason, without_slot
+from kconnect_spark.slots import not_started_reason, task_slots, waiting_reason, without_slot
 from kconnect_spark.task_run import TaskRun, wait_for_end
 
 log = logging.getLogger(__name__)
 
 #: How long a run whose control channel broke may take to end its Spark job by itself.
 CHANNEL_LOSS_GRACE_S = 10.0
+#: How long a submitted run may wait for Spark to start its task before status says so (when the
+#: slot count did not already: a cluster with dynamic allocation, executors not yet registered).
+START_REPORT_S = 30.0
 #: How long a task may stay connected after its Spark job ended (Spark kills a cancelled task's
 #: Python worker after ``spark.python.task.killTimeout``, 2 s by default).
 CLOSE_GRACE_S = 10.0
@@ -221,8 +224,26 @@ class SparkExecutor:
 
     async def _supervise(self, run: TaskRun) -> None:
         """Report the run's end once its Spark job has ended and its channel has closed."""
-        await wait_for_end(run, lambda reason: self._cancel(run, reason), CHANNEL_LOSS_GRACE_S, CLOSE_GRACE_S)
+        assert self._loop is not None
+        watch = self._loop.create_task(self._watch_start(run))
+        try:
+            await wait_for_end(
+                run, lambda reason: self._cancel(run, reason), CHANNEL_LOSS_GRACE_S, CLOSE_GRACE_S
+            )
+        finally:
+            watch.cancel()
         self._finish(run)
+
+    async def _watch_start(self, run: TaskRun) -> None:
+        """Say why a run's Spark task has not started after `START_REPORT_S`, when no slot count did."""
+        await asyncio.sleep(START_REPORT_S)
+        if run.connected or run.waiting_reported or self._listener is None:
+            return
+        run.waiting_reported = True
+        needed = sum(1 for other in self._runs.values() if other.launched)
+        reason = not_started_reason(START_REPORT_S, self._slots, needed)
+        log.warning("Task %s: %s", run.id, reason)
+        self._listener.on_unassigned(run.id, run.spec.generation, reason)
 
     def _finish(self, run: TaskRun) -> None:
         """Report how the run ended (see `outcome.decide`) and free its slot."""

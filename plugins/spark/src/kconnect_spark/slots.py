@@ -32,14 +32,16 @@ def task_slots(conf: Mapping[str, str], default_parallelism: int | None = None) 
     """Connector tasks that can run at once, or None when Spark's settings do not say.
 
     local[N]: N threads; local-cluster[n, cores, mem]: n * cores; a cluster: ``spark.cores.max``,
-    else ``spark.executor.instances`` * ``spark.executor.cores`` (without dynamic allocation),
-    else Spark's `default_parallelism` (total executor cores when the session started). Each
-    divided by ``spark.task.cpus``.
+    else ``spark.executor.instances`` * ``spark.executor.cores``, else Spark's
+    `default_parallelism` (total executor cores when the session started); None with dynamic
+    allocation. Each divided by ``spark.task.cpus``.
     """
     master = conf.get("spark.master", "").strip()
     cores = local_threads(master)
     if cores is None and (match := _LOCAL_CLUSTER.match(master)) is not None:
         cores = int(match.group(1)) * int(match.group(2))
+    if cores is None and _dynamic(conf):
+        return None  # executors come and go: no fixed count
     if cores is None:
         cores = _cluster_cores(conf) or default_parallelism
     if cores is None:
@@ -50,10 +52,13 @@ def task_slots(conf: Mapping[str, str], default_parallelism: int | None = None) 
 def _cluster_cores(conf: Mapping[str, str]) -> int | None:
     if "spark.cores.max" in conf:
         return int(conf["spark.cores.max"])
-    dynamic = conf.get("spark.dynamicAllocation.enabled", "false").strip().lower() == "true"
-    if not dynamic and "spark.executor.instances" in conf and "spark.executor.cores" in conf:
+    if "spark.executor.instances" in conf and "spark.executor.cores" in conf:
         return int(conf["spark.executor.instances"]) * int(conf["spark.executor.cores"])
     return None
+
+
+def _dynamic(conf: Mapping[str, str]) -> bool:
+    return conf.get("spark.dynamicAllocation.enabled", "false").strip().lower() == "true"
 
 
 def waiting_reason(slots: int, needed: int) -> str:
@@ -62,6 +67,16 @@ def waiting_reason(slots: int, needed: int) -> str:
         f"Waiting for a Spark task slot: Spark has {slots} task slots and {needed} connector tasks "
         f"need one (each running task holds a slot for its lifetime; raise spark.master's thread "
         f"count or the cluster's cores, or stop a task)"
+    )
+
+
+def not_started_reason(after_s: float, slots: int | None, needed: int) -> str:
+    """The status trace of a task whose Spark task has not started `after_s` after its job was submitted."""
+    known = "an unknown number of" if slots is None else str(slots)
+    return (
+        f"Spark has not started the task's Spark task {after_s:.0f} s after its job was submitted: "
+        f"it waits for a free task slot or executor (Spark has {known} task slots and {needed} "
+        f"connector tasks need one)"
     )
 
 
