@@ -192,6 +192,7 @@ def test_a_stage_killed_in_sparks_ui_fails_the_task_with_sparks_error(
     props = {"spark.ui.enabled": "true", "spark.ui.port": str(ui_port)}
     worker, source_file, sink_file = pipeline(start_worker, tmp_path, unique_topic, 1000, props)
     ui = SparkUI(ui_port)
+    wait_until("src-0's job in Spark's UI", lambda: len(ui.running_jobs("src-0")) == 1, worker)
     [job] = ui.running_jobs("src-0")
 
     ui.kill_stage(job["stageIds"][0])
@@ -200,7 +201,7 @@ def test_a_stage_killed_in_sparks_ui_fails_the_task_with_sparks_error(
     first_line = status["trace"].splitlines()[0]
     assert first_line.startswith("Spark failed the job running task src-0: "), first_line
     assert "cancelled" in first_line and "killed via the Web UI" in status["trace"]
-    assert ui.running_jobs("src-0") == []
+    wait_until("no running job of src-0 in Spark's UI", lambda: ui.running_jobs("src-0") == [], worker, 30)
     restart_and_check_nothing_lost(worker, "src", source_file, sink_file)
 
 
@@ -221,7 +222,8 @@ def test_a_broken_control_channel_fails_the_task_and_a_restart_loses_nothing(
 
     status = wait_task_state(worker, "src", "FAILED")
     assert status["trace"].startswith("Control channel to task src-0 lost ("), status["trace"]
-    assert SparkUI(ui_port).running_jobs("src-0") == [], "the task's Spark job still runs"
+    ui = SparkUI(ui_port)
+    wait_until("no running job of src-0 in Spark's UI", lambda: ui.running_jobs("src-0") == [], worker, 30)
     restart_and_check_nothing_lost(worker, "src", source_file, sink_file)
 
 
