@@ -103,9 +103,63 @@ def assert_error(
 
 
 def assert_empty(response: HttpResponse, status: int) -> None:
-    """A success with no body (202 pause/resume/topics reset, 204 stop/delete/restart)."""
+    """A success with no body (202 pause/resume/topics reset, 204 stop/delete/restart): no Content-Type."""
     assert response.status_code == status, (response.status_code, response.content)
     assert response.content == b"", response.content
+    assert "content-type" not in response.headers, dict(response.headers)
+    if status == 202:  # Jetty sends Content-Length: 0 with a 202; a 204 has no length at all
+        assert response.headers.get("content-length") == "0", dict(response.headers)
+
+
+# --- HEAD, OPTIONS and boolean query parameters ------------------------------------------------------------
+
+KAFKA_ALLOW = {
+    "/": "HEAD,GET,OPTIONS",
+    "/health": "HEAD,GET,OPTIONS",
+    "/connectors": "HEAD,POST,GET,OPTIONS",
+    "/connectors/{c}": "HEAD,DELETE,GET,OPTIONS",
+    "/connectors/{c}/config": "HEAD,GET,OPTIONS,PUT,PATCH",
+    "/connectors/{c}/status": "HEAD,GET,OPTIONS",
+    # Kafka also lists POST here: its worker-to-worker task-config endpoint, which kconnect does not serve.
+    "/connectors/{c}/tasks": "HEAD,GET,OPTIONS",
+    "/connectors/{c}/tasks/0/status": "HEAD,GET,OPTIONS",
+    "/connectors/{c}/tasks/0/restart": "POST,OPTIONS",
+    "/connectors/{c}/pause": "OPTIONS,PUT",
+    "/connectors/{c}/resume": "OPTIONS,PUT",
+    "/connectors/{c}/stop": "OPTIONS,PUT",
+    "/connectors/{c}/restart": "POST,OPTIONS",
+    "/connectors/{c}/offsets": "HEAD,DELETE,GET,OPTIONS,PATCH",
+    "/connectors/{c}/topics": "HEAD,GET,OPTIONS",
+    "/connectors/{c}/topics/reset": "OPTIONS,PUT",
+    "/connector-plugins": "HEAD,GET,OPTIONS",
+    "/connector-plugins/{p}/config": "HEAD,GET,OPTIONS",
+    "/connector-plugins/{p}/config/validate": "OPTIONS,PUT",
+    "/admin/loggers": "HEAD,GET,OPTIONS",
+    "/admin/loggers/{l}": "HEAD,GET,OPTIONS,PUT",
+}
+"""``Allow`` of Kafka 4.3.1's answer to OPTIONS on each path, recorded from Java Kafka Connect standalone
+(its own jars from Maven Central). ``{c}``/``{p}``/``{l}``: any connector, plugin or logger, existing
+or not."""
+
+JAVA_TRUE = ("true", "TRUE", "True", "tRuE")
+JAVA_FALSE = ("false", "FALSE", "yes", "1", "on", "t", "garbage", "true ")
+"""Spellings Java's ``Boolean.parseBoolean`` reads as true / false; no boolean query parameter is a 400."""
+
+
+def assert_options(response: HttpResponse, allow: str) -> None:
+    """Jersey's OPTIONS answer: 200, ``Allow: A,B`` and the same list as a text/plain body ``A, B``."""
+    assert response.status_code == 200, (response.status_code, response.content)
+    assert response.headers["allow"] == allow, dict(response.headers)
+    assert response.headers["content-type"].startswith("text/plain"), dict(response.headers)
+    assert response.content == allow.replace(",", ", ").encode(), response.content
+
+
+def assert_head(head: HttpResponse, get: HttpResponse) -> None:
+    """HEAD answers as GET does (status, Content-Type, Content-Length) without a body."""
+    assert head.status_code == get.status_code, (head.status_code, get.status_code)
+    assert head.content == b"", head.content
+    assert head.headers.get("content-type") == get.headers.get("content-type")
+    assert head.headers.get("content-length") == str(len(get.content)), dict(head.headers)
 
 
 def assert_connector_info(body: Any, name: str, *, type: str | None = None, tasks: int | None = None) -> None:

@@ -7,11 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
 
 from tests import rest_expectations as rx
+from tests.integration.conftest import Connectors, path_of
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration
@@ -108,6 +110,48 @@ def test_the_openapi_document_lists_every_path_and_each_answers(rest_worker: Wor
                 rx.assert_error(answer, answer.status_code)
             declared = {int(code) for code in operations[method]["responses"]}
             assert answer.status_code in declared, (method, path, answer.status_code, declared)
+
+
+# --- HEAD, OPTIONS, empty answers and boolean query parameters, as Kafka's Jersey ---------------------------
+
+
+def test_options_head_empty_answers_and_booleans_as_kafka(connectors: Connectors, tmp_path: Path) -> None:
+    worker, name = connectors.worker, connectors.name()
+    connectors.sink(name, tmp_path / "o")
+    for path, allow in rx.KAFKA_ALLOW.items():
+        for connector in (name, "nope"):
+            concrete = path.replace("{c}", quote(connector)).replace("{p}", "FileStreamSink")
+            rx.assert_options(worker.request("OPTIONS", concrete.replace("{l}", "root")), allow)
+    for path in ("/", "/connectors", path_of(name), path_of(name) + "/config", "/connectors/nope"):
+        rx.assert_head(worker.request("HEAD", path), worker.get(path))
+
+    worker.wait_for_state(name, "RUNNING", tasks=1)
+    for spelling in rx.JAVA_FALSE:
+        params = {"includeTasks": spelling, "onlyFailed": spelling}
+        rx.assert_empty(worker.request("POST", f"{path_of(name)}/restart", params=params), 204)
+        plugins = worker.get("/connector-plugins", params={"connectorsOnly": spelling})
+        assert plugins.status_code == 200 and "converter" in {p["type"] for p in plugins.json()}
+    for spelling in rx.JAVA_TRUE:
+        restarted = worker.request("POST", f"{path_of(name)}/restart", params={"includeTasks": spelling})
+        assert restarted.status_code == 202 and restarted.json()["connector"]["state"] == "RESTARTING"
+        plugins = worker.get("/connector-plugins", params={"connectorsOnly": spelling})
+        assert {p["type"] for p in plugins.json()} == {"sink", "source"}
+    assert {p["type"] for p in worker.get("/connector-plugins?connectorsOnly=").json()} == {"sink", "source"}
+
+    # Every answer without a body has no Content-Type (Kafka's Jersey sends none).
+    path = path_of(name)
+    worker.wait_for_state(name, "RUNNING", tasks=1)
+    rx.assert_empty(worker.request("PUT", f"{path}/pause"), 202)
+    rx.assert_empty(worker.request("PUT", f"{path}/resume"), 202)
+    rx.assert_empty(worker.request("PUT", f"{path}/topics/reset"), 202)
+    rx.assert_empty(worker.request("POST", f"{path}/restart"), 204)
+    worker.wait_for_state(name, "RUNNING", tasks=1)
+    rx.assert_empty(worker.request("POST", f"{path}/tasks/0/restart"), 204)
+    rx.assert_empty(
+        worker.request("PUT", "/admin/loggers/kconnect.probe?scope=cluster", {"level": "INFO"}), 204
+    )
+    rx.assert_empty(worker.request("PUT", f"{path}/stop"), 204)
+    rx.assert_empty(worker.request("DELETE", path, params={"forward": "garbage"}), 204)
 
 
 # --- error shapes --------------------------------------------------------------------------------------

@@ -97,10 +97,11 @@ class WorkerConfig:
             part.strip() for part in props.get("listeners", DEFAULT_LISTENER).split(",") if part.strip()
         ) or (DEFAULT_LISTENER,)
         for listener in listeners:
-            if not listener.startswith(("http://", "https://")):
+            if not listener.lower().startswith(("http://", "https://")):
                 raise ConfigFileError(
                     f"{source}: listeners: invalid listener {listener!r}: expected http://host:port"
                 )
+        _refuse_https(props, listeners, source)
         if "plugin.path" in props:
             log.info("plugin.path is ignored: kconnect finds plugins through pip-installed entry points")
         host, port = _host_port(listeners[0])
@@ -128,6 +129,24 @@ class WorkerConfig:
     def rest_host_port(self) -> tuple[str, int]:
         """Host and port of the first listener, for the REST server to bind."""
         return _host_port(self.listeners[0])
+
+
+HTTPS_NOT_SUPPORTED = "is not supported yet (kconnect serves plain HTTP; HTTPS arrives in a later release)"
+"""Why an ``https`` listener is refused: served as plain HTTP it would send passwords in the clear."""
+
+
+def _refuse_https(props: Mapping[str, str], listeners: tuple[str, ...], source: str) -> None:
+    """ConfigFileError naming the key and value if any listener setting asks for HTTPS."""
+    admin = tuple(p.strip() for p in props.get("admin.listeners", "").split(",") if p.strip())
+    for key, values in (("listeners", listeners), ("admin.listeners", admin)):
+        for listener in values:
+            if listener.lower().startswith("https://"):
+                raise ConfigFileError(f"{source}: {key}: {listener} {HTTPS_NOT_SUPPORTED}; use http://")
+    advertised = props.get("rest.advertised.listener", "").strip()
+    if advertised.lower() == "https":
+        raise ConfigFileError(
+            f"{source}: rest.advertised.listener: {advertised} {HTTPS_NOT_SUPPORTED}; use http"
+        )
 
 
 def _host_port(listener: str) -> tuple[str, int]:

@@ -15,7 +15,7 @@ from litestar.enums import ScopeType
 from litestar.exceptions import NotFoundException
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
-from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
+from litestar.types import HTTPScope, LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
 from kconnect_rest.controllers import CONTROLLERS
 from kconnect_rest.dependencies import provide
@@ -27,6 +27,7 @@ from kconnect_rest.extensions import (
     enabled_factories,
 )
 from kconnect_rest.loggers import Loggers
+from kconnect_rest.methods import answer_as_jersey
 from kconnect_rest.middleware import PathParamDecoder, escape_path
 
 DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024
@@ -38,7 +39,10 @@ OPENAPI_DOCUMENTS = frozenset({OPENAPI_PATH, f"{OPENAPI_PATH}/openapi.json"})
 
 
 class ConnectApp(Litestar):
-    """The litestar app, routing on the raw path so ``%2F`` stays inside a connector name."""
+    """The litestar app, routing on the raw path so ``%2F`` stays inside a connector name.
+
+    HEAD, OPTIONS and empty answers follow Jersey (see `kconnect_rest.methods`).
+    """
 
     async def __call__(
         self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive, send: Send | LifeSpanSend
@@ -46,6 +50,7 @@ class ConnectApp(Litestar):
         """Re-derive the path from ``raw_path`` (see `kconnect_rest.middleware`), then serve."""
         if scope["type"] == ScopeType.HTTP:
             escape_path(cast("Scope", scope))
+            send = answer_as_jersey(self, cast("HTTPScope", scope), cast("Send", send))
         await super().__call__(scope, receive, send)
 
 

@@ -2,13 +2,15 @@
 
 Kafka types config bodies as ``Map<String, String>``; Jackson turns JSON numbers and booleans into
 their text, so ``{"tasks.max": 1}`` is stored as ``"1"``. Objects and arrays are rejected (400 here;
-Kafka answers 500). A null value is accepted by the parser and refused afterwards with Kafka's text.
+Kafka answers 500). A null value is refused (except in a PATCH, where it removes the key), with
+Kafka's text. The types here are what the OpenAPI document promises, so the parser refuses exactly
+what the document forbids; `kconnect_rest.errors` words those refusals with Kafka's texts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeAlias
+from typing import Annotated, TypeAlias
 
 import msgspec
 from kconnect.errors import BadRequestError
@@ -17,14 +19,21 @@ from kconnect.herder.model import TargetState
 
 from kconnect_rest.wire import ConnectorOffset
 
-ConfigScalar: TypeAlias = str | int | float | bool | None
+ConfigValue: TypeAlias = str | int | float | bool
 """A config value as a request may send it: JSON numbers and booleans become strings."""
 
-ConfigBody: TypeAlias = dict[str, ConfigScalar]
-"""A ``Map<String, String>`` request body."""
+ConfigScalar: TypeAlias = ConfigValue | None
+"""A config value of a PATCH: null removes the key (KIP-477)."""
+
+ConfigBody: TypeAlias = dict[str, ConfigValue]
+"""A ``Map<String, String>`` request body (PUT/POST config, validate)."""
+
+ConfigPatch: TypeAlias = dict[str, ConfigScalar]
+"""A PATCH config body."""
 
 NULL_VALUE_MESSAGE = "Null value can not be supplied as the configuration value."
 EMPTY_OFFSETS_MESSAGE = "Partitions / offsets need to be provided for an alter offsets request"
+LEVEL_MISSING_MESSAGE = "Desired 'level' parameter was not specified in request."
 
 _INITIAL_STATES = {
     "RUNNING": TargetState.STARTED,
@@ -33,18 +42,36 @@ _INITIAL_STATES = {
 }
 
 
+INITIAL_STATE_PATTERN = (
+    "^([Rr][Uu][Nn][Nn][Ii][Nn][Gg]|[Pp][Aa][Uu][Ss][Ee][Dd]|[Ss][Tt][Oo][Pp][Pp][Ee][Dd])$"
+)
+"""RUNNING, PAUSED or STOPPED in any case (JSON Schema's regular expressions have no ``(?i)``)."""
+
+INVALID_INITIAL_STATE_MESSAGE = "Invalid initial_state: expected RUNNING, PAUSED or STOPPED (any case)"
+
+
 class CreateConnectorRequest(msgspec.Struct, forbid_unknown_fields=True):
     """`POST /connectors`: name, config and KIP-980's optional initial state (case-insensitive)."""
 
     config: ConfigBody
     name: str | None = None
-    initial_state: str | None = None
+    initial_state: Annotated[str, msgspec.Meta(pattern=INITIAL_STATE_PATTERN)] | None = None
+
+
+class LoggerLevelRequest(msgspec.Struct):
+    """`PUT /admin/loggers/{logger}`: ``{"level": "DEBUG"}``; other keys are ignored, as Kafka's map."""
+
+    level: ConfigValue
 
 
 class ConnectorOffsetsRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """`PATCH /connectors/{name}/offsets`: the partitions and offsets to write."""
+    """`PATCH /connectors/{name}/offsets`: the partitions and offsets to write (at least one).
 
-    offsets: list[ConnectorOffset] | None = None
+    A body without them is refused while it is parsed, before the connector's existence is checked,
+    with Kafka's text (`EMPTY_OFFSETS_MESSAGE`, see `kconnect_rest.errors`).
+    """
+
+    offsets: Annotated[list[ConnectorOffset], msgspec.Meta(min_length=1)]
 
 
 def _text(value: str | int | float | bool) -> str:
@@ -80,17 +107,13 @@ def initial_state(value: str | None) -> TargetState | None:
     if value is None:
         return None
     state = _INITIAL_STATES.get(value.upper())
-    if state is None:
-        raise BadRequestError(
-            f"Invalid initial_state {value!r}: expected one of {', '.join(_INITIAL_STATES)}"
-        )
+    if state is None:  # the parser checks the pattern first; this guards direct callers
+        raise BadRequestError(INVALID_INITIAL_STATE_MESSAGE)
     return state
 
 
 def offsets_to_alter(body: ConnectorOffsetsRequest) -> list[api.ConnectorOffset]:
-    """The offsets of an alter request; 400 when there are none (checked before the connector exists)."""
-    if not body.offsets:
-        raise BadRequestError(EMPTY_OFFSETS_MESSAGE)
+    """The offsets of an alter request (the parser has already refused a body without any)."""
     # A null partition is passed on: the herder answers it with Kafka's per-connector-type text.
     return [api.ConnectorOffset(partition=o.partition, offset=o.offset) for o in body.offsets]  # type: ignore[arg-type]
 

@@ -26,6 +26,12 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.types import ExceptionHandlersMap
 
+from kconnect_rest.bodies import (
+    EMPTY_OFFSETS_MESSAGE,
+    INVALID_INITIAL_STATE_MESSAGE,
+    LEVEL_MISSING_MESSAGE,
+    NULL_VALUE_MESSAGE,
+)
 from kconnect_rest.wire import ErrorMessage
 
 log = logging.getLogger(__name__)
@@ -98,12 +104,41 @@ def _connect_error(request: Request[Any, Any, Any], exc: ConnectError) -> Respon
     return error_response(status, message)
 
 
+MISSING_FIELD_TEXTS: Mapping[str, str] = {
+    "offsets": EMPTY_OFFSETS_MESSAGE,
+    "level": LEVEL_MISSING_MESSAGE,
+}
+"""Required body fields whose absence Kafka answers with its own text (field -> text)."""
+
+INVALID_FIELD_TEXTS: Mapping[str, str] = {
+    "offsets": EMPTY_OFFSETS_MESSAGE,
+    "initial_state": INVALID_INITIAL_STATE_MESSAGE,
+    "level": LEVEL_MISSING_MESSAGE,
+}
+"""Body fields whose own check (null, length, pattern) is answered with a fixed text, not the parser's."""
+
+_NULL_CONFIG_VALUE = (
+    "Expected `bool | int | float | str`, got `null`"  # msgspec's words for a null ConfigValue
+)
+
+
+def _kafka_text(key: object, text: str) -> str | None:
+    if text == _NULL_CONFIG_VALUE:
+        return NULL_VALUE_MESSAGE
+    missing = "Object missing required field `"
+    if key == "data" and text.startswith(missing):
+        return MISSING_FIELD_TEXTS.get(text[len(missing) :].rstrip("`"))
+    return INVALID_FIELD_TEXTS.get(str(key))
+
+
 def _validation_message(exc: ValidationException) -> str:
     details = []
     if isinstance(exc.extra, list):
         for item in exc.extra:
             if isinstance(item, dict) and item.get("message"):
                 key, text = item.get("key"), str(item["message"])
+                if (kafka_text := _kafka_text(key, text)) is not None:
+                    return kafka_text
                 if key == "data" and text == "'data'":
                     text = "Request body is missing"  # litestar reports the absent body as a KeyError
                 details.append(f"{text} ({key})" if key and key != "data" else text)

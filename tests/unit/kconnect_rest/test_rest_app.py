@@ -442,6 +442,90 @@ def test_string_map_coercion() -> None:
     }
 
 
+# --- HEAD, OPTIONS, empty answers, boolean query parameters (as Kafka's Jersey) ----------------------------
+
+EMPTY_ANSWERS = [
+    ("PUT", "/connectors/local-file-sink/pause", None, 202),
+    ("PUT", "/connectors/local-file-sink/resume", None, 202),
+    ("PUT", "/connectors/local-file-sink/topics/reset", None, 202),
+    ("POST", "/connectors/local-file-sink/restart", None, 204),
+    ("POST", "/connectors/local-file-sink/tasks/0/restart", None, 204),
+    ("PUT", "/admin/loggers/kconnect.test?scope=cluster", {"level": "INFO"}, 204),
+    ("PUT", "/connectors/local-file-sink/stop", None, 204),
+    ("DELETE", "/connectors/local-file-sink", None, 204),
+]
+
+
+def test_every_empty_answer_has_no_content_type(client: TestClient[Litestar]) -> None:
+    create(client)
+    for method, path, body, status in EMPTY_ANSWERS:
+        expect.assert_empty(client.request(method, path, json=body), status)
+
+
+@pytest.mark.parametrize(("path", "allow"), sorted(expect.KAFKA_ALLOW.items()))
+def test_options_lists_the_methods_a_path_allows_as_kafka(
+    client: TestClient[Litestar], path: str, allow: str
+) -> None:
+    create(client)
+    for name in ("local-file-sink", "nope"):  # Jersey answers by path, whether the connector exists or not
+        concrete = path.replace("{c}", name).replace("{p}", "FileStreamSink").replace("{l}", "root")
+        expect.assert_options(client.options(concrete), allow)
+
+
+def test_options_on_an_unknown_path_is_404_and_a_wrong_method_405_with_allow(
+    client: TestClient[Litestar],
+) -> None:
+    expect.assert_error(client.options("/no/such"), 404, "HTTP 404 Not Found")
+    expect.assert_error(client.options("/connectors/a/tasks/x/status"), 404)
+    wrong = client.delete("/connectors")
+    expect.assert_error(wrong, 405, "HTTP 405 Method Not Allowed")
+    assert wrong.headers["allow"] == expect.KAFKA_ALLOW["/connectors"]
+
+
+def test_head_answers_as_get_without_a_body(client: TestClient[Litestar]) -> None:
+    create(client)
+    for path in ("/", "/connectors", "/connectors/local-file-sink", "/connectors/nope", "/connector-plugins"):
+        expect.assert_head(client.head(path), client.get(path))
+    expect.assert_error(client.get("/connectors/local-file-sink/pause"), 405)
+    head = client.head("/connectors/local-file-sink/pause")  # no GET there: 405, as Jersey
+    assert head.status_code == 405 and head.content == b""
+
+
+@pytest.mark.parametrize("value", expect.JAVA_TRUE)
+def test_boolean_query_parameters_true_in_any_case(
+    herder: FakeHerder, client: TestClient[Litestar], value: str
+) -> None:
+    create(client)
+    restarted = client.post("/connectors/local-file-sink/restart", params={"includeTasks": value})
+    assert restarted.status_code == 202
+    assert {t["state"] for t in restarted.json()["tasks"]} == {"RESTARTING"}
+    failed_only = client.post("/connectors/local-file-sink/restart", params={"onlyFailed": value})
+    assert failed_only.status_code == 202 and failed_only.json()["connector"]["state"] == "RUNNING"
+    plugins = client.get("/connector-plugins", params={"connectorsOnly": value})
+    assert {p["type"] for p in plugins.json()} == {"sink", "source"}
+
+
+@pytest.mark.parametrize("value", expect.JAVA_FALSE)
+def test_boolean_query_parameters_anything_else_is_false_never_400(
+    client: TestClient[Litestar], value: str
+) -> None:
+    create(client)
+    params = {"includeTasks": value, "onlyFailed": value}
+    expect.assert_empty(client.post("/connectors/local-file-sink/restart", params=params), 204)
+    plugins = client.get("/connector-plugins", params={"connectorsOnly": value})
+    assert plugins.status_code == 200 and "converter" in {p["type"] for p in plugins.json()}
+    listed = client.get("/connectors", params={"expand": value, "forward": value})
+    assert listed.status_code == 200 and listed.json() == {"local-file-sink": {}}
+    expect.assert_empty(client.delete("/connectors/local-file-sink", params={"forward": value}), 204)
+
+
+def test_an_empty_boolean_query_parameter_takes_the_default(client: TestClient[Litestar]) -> None:
+    create(client)
+    expect.assert_empty(client.post("/connectors/local-file-sink/restart?includeTasks=&onlyFailed="), 204)
+    plugins = client.get("/connector-plugins?connectorsOnly=").json()  # default true, as Kafka 4.3.1
+    assert {p["type"] for p in plugins} == {"sink", "source"}
+
+
 # --- OpenAPI ------------------------------------------------------------------------------------------------
 
 

@@ -37,3 +37,24 @@ async def test_port_in_use_is_a_connect_error() -> None:
         config = WorkerConfig.from_props({"listeners": f"http://127.0.0.1:{port}"})
         with pytest.raises(ConnectError, match="cannot bind"):
             await RestServer(create_app(FakeHerder(), config), config).start()
+
+
+@pytest.mark.parametrize(
+    ("props", "key", "value"),
+    [
+        ({"listeners": "https://0.0.0.0:8443"}, "listeners", "https://0.0.0.0:8443"),
+        ({"listeners": "http://127.0.0.1:0,HTTPS://127.0.0.1:0"}, "listeners", "HTTPS://127.0.0.1:0"),
+        ({"admin.listeners": "https://127.0.0.1:0"}, "admin.listeners", "https://127.0.0.1:0"),
+        ({"rest.advertised.listener": "HTTPS"}, "rest.advertised.listener", "HTTPS"),
+    ],
+)
+def test_https_is_refused_naming_the_key_and_value(props: dict[str, str], key: str, value: str) -> None:
+    with pytest.raises(ConnectError) as refused:
+        WorkerConfig.from_props(props, "w.properties")
+    assert str(refused.value).startswith(f"w.properties: {key}: {value} is not supported yet")
+    assert "HTTPS arrives in a later release" in str(refused.value)
+
+
+def test_plain_http_listeners_are_accepted() -> None:
+    config = WorkerConfig.from_props({"listeners": "HTTP://127.0.0.1:0", "rest.advertised.listener": "http"})
+    assert config.rest_host_port() == ("127.0.0.1", 0)

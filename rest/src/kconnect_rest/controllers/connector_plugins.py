@@ -12,6 +12,7 @@ from kconnect_rest import bodies, wire
 from kconnect_rest.bodies import ConfigBody
 from kconnect_rest.dependencies import HerderDep
 from kconnect_rest.errors import error_responses
+from kconnect_rest.params import boolean_query, java_boolean
 
 PluginName = Annotated[str, PathParameter(description="Class name, Python path or alias")]
 
@@ -27,14 +28,12 @@ class ConnectorPluginsController(Controller):
         self,
         herder: HerderDep,
         connectors_only: Annotated[
-            bool,
-            QueryParameter(
-                name="connectorsOnly", description="false adds converters, transforms, predicates"
-            ),
-        ] = True,
+            str | None, boolean_query("connectorsOnly", "false adds converters, transforms, predicates", True)
+        ] = None,
     ) -> list[wire.PluginInfo]:
         """Sinks, then sources, then (``connectorsOnly=false``) the other kinds."""
-        infos = (wire.plugin_info(p) for p in herder.plugins(connectors_only=connectors_only))
+        plugins = herder.plugins(connectors_only=java_boolean(connectors_only, True))
+        infos = (wire.plugin_info(p) for p in plugins)
         return [info for info in infos if info is not None]
 
     @get(

@@ -13,7 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, PathParameter, QueryParameter
 
 from kconnect_rest import bodies, wire
-from kconnect_rest.bodies import ConfigBody, CreateConnectorRequest
+from kconnect_rest.bodies import ConfigBody, ConfigPatch, CreateConnectorRequest
 from kconnect_rest.dependencies import HerderDep
 from kconnect_rest.errors import error_responses
 
@@ -119,7 +119,7 @@ class ConnectorsController(Controller):
         self,
         herder: HerderDep,
         connector: ConnectorName,
-        data: Annotated[ConfigBody, Body(description="Keys to set; a null value removes the key")],
+        data: Annotated[ConfigPatch, Body(description="Keys to set; a null value removes the key")],
     ) -> wire.ConnectorInfo:
         """Merge the patch into the config, re-validate and apply it."""
         return wire.connector_info(await herder.patch_connector_config(connector, bodies.patch_map(data)))

@@ -7,12 +7,12 @@ from typing import Annotated
 from kconnect.herder.api import RestartRequest
 from litestar import Controller, Response, post, put
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import QueryParameter
 
 from kconnect_rest import wire
 from kconnect_rest.controllers.connectors import ConnectorName
 from kconnect_rest.dependencies import HerderDep
 from kconnect_rest.errors import error_responses
+from kconnect_rest.params import boolean_query, java_boolean
 
 ACCEPTED_EMPTY = ResponseSpec(
     data_container=None, description="Accepted; empty body", generate_examples=False
@@ -66,15 +66,19 @@ class LifecycleController(Controller):
         herder: HerderDep,
         connector: ConnectorName,
         include_tasks: Annotated[
-            bool, QueryParameter(name="includeTasks", description="Restart tasks too")
-        ] = False,
+            str | None, boolean_query("includeTasks", "Restart tasks too", False)
+        ] = None,
         only_failed: Annotated[
-            bool, QueryParameter(name="onlyFailed", description="Only FAILED instances")
-        ] = False,
+            str | None, boolean_query("onlyFailed", "Only FAILED instances", False)
+        ] = None,
     ) -> Response[wire.ConnectorStateInfo | None]:
         """204 without parameters; otherwise 202 with the status showing RESTARTING where it applies."""
-        request = RestartRequest(connector=connector, only_failed=only_failed, include_tasks=include_tasks)
+        request = RestartRequest(
+            connector=connector,
+            only_failed=java_boolean(only_failed, False),
+            include_tasks=java_boolean(include_tasks, False),
+        )
         snapshot = await herder.restart_connector(request)
-        if not include_tasks and not only_failed:
+        if not request.include_tasks and not request.only_failed:
             return wire.empty(204)
         return Response(wire.connector_state_info(snapshot), status_code=202)

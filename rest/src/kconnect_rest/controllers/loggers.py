@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Annotated
 
-from kconnect.errors import BadRequestError, NotFoundError
+from kconnect.errors import NotFoundError
 from litestar import Controller, Response, get, put
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, PathParameter, QueryParameter
 
 from kconnect_rest import bodies, wire
-from kconnect_rest.bodies import ConfigBody
+from kconnect_rest.bodies import LoggerLevelRequest
 from kconnect_rest.dependencies import LoggersDep
 from kconnect_rest.errors import error_responses
 from kconnect_rest.loggers import parse_level
@@ -52,16 +52,13 @@ class LoggersController(Controller):
         self,
         loggers: LoggersDep,
         logger: LoggerName,
-        data: Annotated[ConfigBody, Body(description='{"level": "DEBUG"}')],
+        data: Annotated[LoggerLevelRequest, Body(description='{"level": "DEBUG"}')],
         log_scope: Annotated[
             str, QueryParameter(name="scope", description="worker (default) or cluster")
         ] = "worker",
     ) -> Response[list[str] | None]:
         """worker scope: 200 with the sorted names changed; cluster scope: 204."""
-        level_text = data.get("level")
-        if level_text is None:
-            raise BadRequestError("Desired 'level' parameter was not specified in request.")
-        level_text = bodies.patch_map({"level": level_text})["level"] or ""
+        level_text = bodies.string_map({"level": data.level})["level"]
         level = parse_level(level_text)
         if level is None:
             raise NotFoundError(f"invalid log level '{level_text}'.")
