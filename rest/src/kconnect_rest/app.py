@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
-from kconnect import __version__
 from kconnect.herder.api import Herder
 from kconnect.plugin_host import PluginHost
 from kconnect.worker_config import WorkerConfig
-from litestar import Litestar, Request, Router
+from litestar import Litestar
 from litestar.enums import ScopeType
-from litestar.exceptions import NotFoundException
-from litestar.openapi.config import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.types import HTTPScope, LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
 from kconnect_rest.controllers import CONTROLLERS
@@ -29,13 +25,10 @@ from kconnect_rest.extensions import (
 from kconnect_rest.loggers import Loggers
 from kconnect_rest.methods import answer_as_jersey
 from kconnect_rest.middleware import PathParamDecoder, escape_path
+from kconnect_rest.openapi import SCHEMA_PLUGINS, openapi_config
 
 DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024
 """Largest request body accepted (bytes); larger ones are a 413."""
-
-OPENAPI_PATH = "/openapi"
-OPENAPI_DOCUMENTS = frozenset({OPENAPI_PATH, f"{OPENAPI_PATH}/openapi.json"})
-"""Where the live OpenAPI document is served (both paths give the same JSON)."""
 
 
 class ConnectApp(Litestar):
@@ -72,12 +65,6 @@ def commit_id(start: Path | None = None) -> str:
     return "unknown"
 
 
-async def _only_documents(request: Request[Any, Any, Any]) -> None:
-    # litestar adds an HTML "not found" page under the OpenAPI path; every error here is JSON.
-    if request.scope["path"].rstrip("/") not in OPENAPI_DOCUMENTS:
-        raise NotFoundException()
-
-
 def create_app(
     herder: Herder,
     worker_config: WorkerConfig,
@@ -98,9 +85,6 @@ def create_app(
         *enabled_factories(plugin_host, worker_config),
         *((getattr(f, "__qualname__", repr(f)), f) for f in extensions),
     ]
-    openapi_router = Router(
-        path=OPENAPI_PATH, route_handlers=[], include_in_schema=False, before_request=_only_documents
-    )
     return ConnectApp(
         route_handlers=list(CONTROLLERS),
         dependencies={
@@ -111,14 +95,8 @@ def create_app(
         },
         exception_handlers=exception_handlers(),
         middleware=[PathParamDecoder()],
-        plugins=build_extensions(factories, worker_config, cluster_state),
-        openapi_config=OpenAPIConfig(
-            title="kconnect REST API",
-            version=__version__,
-            description="Apache Kafka Connect's REST API, served by kconnect.",
-            render_plugins=[JsonRenderPlugin(path=["/", "/openapi.json"])],
-            openapi_router=openapi_router,
-        ),
+        plugins=[*SCHEMA_PLUGINS, *build_extensions(factories, worker_config, cluster_state)],
+        openapi_config=openapi_config(),
         request_max_body_size=max_body_size,
         logging_config=None,
         debug=False,

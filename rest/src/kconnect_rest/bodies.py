@@ -10,7 +10,7 @@ what the document forbids; `kconnect_rest.errors` words those refusals with Kafk
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, TypeAlias
+from typing import Annotated, Any, Optional, TypeAlias, Union
 
 import msgspec
 from kconnect.errors import BadRequestError
@@ -19,10 +19,11 @@ from kconnect.herder.model import TargetState
 
 from kconnect_rest.wire import ConnectorOffset
 
-ConfigValue: TypeAlias = str | int | float | bool
+# typing.Union, not "|": the OpenAPI generator names (and so can special-case) only a typing alias.
+ConfigValue: TypeAlias = Union[str, int, float, bool]  # noqa: UP007
 """A config value as a request may send it: JSON numbers and booleans become strings."""
 
-ConfigScalar: TypeAlias = ConfigValue | None
+ConfigScalar: TypeAlias = Optional[ConfigValue]  # noqa: UP045
 """A config value of a PATCH: null removes the key (KIP-477)."""
 
 ConfigBody: TypeAlias = dict[str, ConfigValue]
@@ -30,6 +31,9 @@ ConfigBody: TypeAlias = dict[str, ConfigValue]
 
 ConfigPatch: TypeAlias = dict[str, ConfigScalar]
 """A PATCH config body."""
+
+CONNECTOR_CONFIG_SCHEMA: dict[str, Any] = {"required": ["connector.class"]}
+"""What the OpenAPI document adds to a whole connector config: Kafka refuses one without a class (400)."""
 
 NULL_VALUE_MESSAGE = "Null value can not be supplied as the configuration value."
 EMPTY_OFFSETS_MESSAGE = "Partitions / offsets need to be provided for an alter offsets request"
@@ -53,7 +57,7 @@ INVALID_INITIAL_STATE_MESSAGE = "Invalid initial_state: expected RUNNING, PAUSED
 class CreateConnectorRequest(msgspec.Struct, forbid_unknown_fields=True):
     """`POST /connectors`: name, config and KIP-980's optional initial state (case-insensitive)."""
 
-    config: ConfigBody
+    config: Annotated[ConfigBody, msgspec.Meta(extra_json_schema={"extra": CONNECTOR_CONFIG_SCHEMA})]
     name: str | None = None
     initial_state: Annotated[str, msgspec.Meta(pattern=INITIAL_STATE_PATTERN)] | None = None
 

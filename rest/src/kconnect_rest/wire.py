@@ -14,6 +14,7 @@ import msgspec
 from kconnect.herder import api, model
 from kconnect.plugin_host import PluginDesc, PluginType
 from litestar import Response
+from litestar.openapi.datastructures import ResponseSpec
 
 ConnectorTypeName = Literal["source", "sink", "unknown"]
 StateName = Literal["UNASSIGNED", "RUNNING", "PAUSED", "FAILED", "RESTARTING", "STOPPED"]
@@ -183,8 +184,16 @@ class LoggerLevel(msgspec.Struct):
 
 
 def empty(status: int) -> Response[Any]:
-    """An answer with no body (Kafka's ``Response.accepted().build()``: pause, resume, topics reset)."""
+    """An answer with no body (Kafka's ``Response.accepted().build()``: pause, resume, topics reset).
+
+    Its handler documents it with `no_content`; `kconnect_rest.methods` removes its Content-Type.
+    """
     return Response(content=b"", status_code=status)
+
+
+def no_content(description: str) -> ResponseSpec:
+    """The OpenAPI declaration of an answer without a body (an `empty` one)."""
+    return ResponseSpec(data_container=None, description=description, generate_examples=False)
 
 
 # --- converters: herder dataclasses -> wire ---------------------------------------------------------

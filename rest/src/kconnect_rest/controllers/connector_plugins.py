@@ -65,7 +65,10 @@ class ConnectorPluginsController(Controller):
         self,
         herder: HerderDep,
         plugin: PluginName,
-        data: Annotated[ConfigBody, Body(description="The config; must include connector.class")],
+        data: Annotated[
+            ConfigBody,
+            Body(description="The config to validate", schema_extra=bodies.CONNECTOR_CONFIG_SCHEMA),
+        ],
     ) -> wire.ConfigInfos:
         """200 with every key's definition, value and errors, even when the config is invalid."""
         config = bodies.string_map(data)

@@ -20,7 +20,7 @@ from kconnect_rest.errors import error_responses
 ConnectorName = Annotated[str, PathParameter(description="Connector name, URL-encoded")]
 TaskNumber = Annotated[int, PathParameter(description="Task number", ge=0)]
 Expand = Annotated[
-    list[str] | None,
+    tuple[str, ...],
     QueryParameter(
         name="expand", description="Repeat for several: `status`, `info`; other values are ignored"
     ),
@@ -43,7 +43,7 @@ class ConnectorsController(Controller):
 
     @get("/", summary="List connectors", responses=error_responses(400, 409))
     async def list_connectors(
-        self, herder: HerderDep, expand: Expand = None
+        self, herder: HerderDep, expand: Expand = ()
     ) -> list[str] | dict[str, wire.ConnectorExpansion]:
         """Names; with `expand`, each connector's status and/or info (connectors without status skipped)."""
         names = await herder.connectors()
@@ -98,7 +98,11 @@ class ConnectorsController(Controller):
         herder: HerderDep,
         connector: ConnectorName,
         data: Annotated[
-            ConfigBody, Body(description="The whole config; numbers and booleans become strings")
+            ConfigBody,
+            Body(
+                description="The whole config; numbers and booleans become strings",
+                schema_extra=bodies.CONNECTOR_CONFIG_SCHEMA,
+            ),
         ],
     ) -> Response[wire.ConnectorInfo]:
         """201 with Location if created, 200 if updated; the target state is left as it is."""
@@ -161,7 +165,7 @@ class ConnectorsController(Controller):
         await herder.restart_task(ConnectorTaskId(connector, task))
 
 
-async def _expansion(herder: Herder, name: str, expand: list[str]) -> wire.ConnectorExpansion:
+async def _expansion(herder: Herder, name: str, expand: tuple[str, ...]) -> wire.ConnectorExpansion:
     expansion = wire.ConnectorExpansion()
     for kind in expand:  # each value literally: "status,info" is an unknown expansion, as in Kafka
         if kind == "status":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from kconnect.herder.api import RestartRequest
 from litestar import Controller, Response, post, put
@@ -14,10 +14,12 @@ from kconnect_rest.dependencies import HerderDep
 from kconnect_rest.errors import error_responses
 from kconnect_rest.params import boolean_query, java_boolean
 
-ACCEPTED_EMPTY = ResponseSpec(
-    data_container=None, description="Accepted; empty body", generate_examples=False
+RESTARTING = ResponseSpec(
+    data_container=wire.ConnectorStateInfo,
+    description="Restarting: the status before the restart, RESTARTING where it applies",
+    generate_examples=False,
 )
-NO_CONTENT = ResponseSpec(data_container=None, description="Restarted (no parameters given)")
+ACCEPTED = wire.no_content("Accepted; the tasks follow")
 
 
 class LifecycleController(Controller):
@@ -27,9 +29,12 @@ class LifecycleController(Controller):
     tags = ["connectors"]
 
     @put(
-        "/pause", status_code=202, summary="Pause a connector", responses=error_responses(400, 404, 409, 415)
+        "/pause",
+        status_code=202,
+        summary="Pause a connector",
+        responses={202: ACCEPTED, **error_responses(400, 404, 409, 415)},
     )
-    async def pause(self, herder: HerderDep, connector: ConnectorName) -> Response[None]:
+    async def pause(self, herder: HerderDep, connector: ConnectorName) -> Response[Any]:
         """202 with an empty body; idempotent and persistent."""
         await herder.pause_connector(connector)
         return wire.empty(202)
@@ -38,9 +43,9 @@ class LifecycleController(Controller):
         "/resume",
         status_code=202,
         summary="Resume a connector",
-        responses=error_responses(400, 404, 409, 415),
+        responses={202: ACCEPTED, **error_responses(400, 404, 409, 415)},
     )
-    async def resume(self, herder: HerderDep, connector: ConnectorName) -> Response[None]:
+    async def resume(self, herder: HerderDep, connector: ConnectorName) -> Response[Any]:
         """202 with an empty body; idempotent."""
         await herder.resume_connector(connector)
         return wire.empty(202)
@@ -59,7 +64,11 @@ class LifecycleController(Controller):
         "/restart",
         status_code=202,
         summary="Restart a connector and optionally its tasks (KIP-745)",
-        responses={204: NO_CONTENT, **error_responses(400, 404, 409, 415)},
+        responses={
+            202: RESTARTING,
+            204: wire.no_content("Restarted (no parameters given)"),
+            **error_responses(400, 404, 409, 415),
+        },
     )
     async def restart(
         self,
@@ -71,7 +80,7 @@ class LifecycleController(Controller):
         only_failed: Annotated[
             str | None, boolean_query("onlyFailed", "Only FAILED instances", False)
         ] = None,
-    ) -> Response[wire.ConnectorStateInfo | None]:
+    ) -> Response[Any]:
         """204 without parameters; otherwise 202 with the status showing RESTARTING where it applies."""
         request = RestartRequest(
             connector=connector,

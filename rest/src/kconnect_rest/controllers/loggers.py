@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Annotated
+from typing import Annotated, Any
 
 from kconnect.errors import NotFoundError
 from litestar import Controller, Response, get, put
@@ -19,7 +19,12 @@ from kconnect_rest.loggers import parse_level
 log = logging.getLogger(__name__)
 
 LoggerName = Annotated[str, PathParameter(description="Logger name; `root` is the root logger")]
-CLUSTER_APPLIED = ResponseSpec(data_container=None, description="Applied (scope=cluster)")
+CLUSTER_APPLIED = wire.no_content("Applied (scope=cluster)")
+WORKER_APPLIED = ResponseSpec(
+    data_container=list[str],
+    description="Applied (scope=worker): the loggers changed",
+    generate_examples=False,
+)
 
 
 def _level(described: tuple[str, int | None]) -> wire.LoggerLevel:
@@ -46,7 +51,7 @@ class LoggersController(Controller):
         "/{logger:str}",
         status_code=200,
         summary="Set the level of a logger and its descendants",
-        responses={204: CLUSTER_APPLIED, **error_responses(400, 404, 413, 415)},
+        responses={200: WORKER_APPLIED, 204: CLUSTER_APPLIED, **error_responses(400, 404, 413, 415)},
     )
     async def set_level(
         self,
@@ -56,7 +61,7 @@ class LoggersController(Controller):
         log_scope: Annotated[
             str, QueryParameter(name="scope", description="worker (default) or cluster")
         ] = "worker",
-    ) -> Response[list[str] | None]:
+    ) -> Response[Any]:
         """worker scope: 200 with the sorted names changed; cluster scope: 204."""
         level_text = bodies.string_map({"level": data.level})["level"]
         level = parse_level(level_text)

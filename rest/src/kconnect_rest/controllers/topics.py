@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Controller, Response, get, put
 from litestar.exceptions import PermissionDeniedException
 
@@ -34,11 +36,11 @@ class TopicsController(Controller):
         "/reset",
         status_code=202,
         summary="Forget the topics a connector used",
-        responses=error_responses(400, 403, 404, 409, 415),
+        responses={202: wire.no_content("Accepted"), **error_responses(400, 403, 404, 409, 415)},
     )
     async def reset_topics(
         self, herder: HerderDep, worker_config: WorkerConfigDep, connector: ConnectorName
-    ) -> Response[None]:
+    ) -> Response[Any]:
         """202 with an empty body."""
         if not _enabled(worker_config, "topic.tracking.enable"):
             raise PermissionDeniedException("Topic tracking is disabled.")
