@@ -64,7 +64,8 @@ def unique_topic(request: pytest.FixtureRequest) -> str:
 def start_worker(tmp_path: Path, kafka_bootstrap: str) -> Iterator[Any]:
     """A factory starting real ``kconnect standalone`` workers on the session broker; stopped at the end.
 
-    Call ``start_worker(extra_props, connector_files, env)``; the offset file defaults to the test's tmp dir.
+    Call ``start_worker(extra_props, connector_files, env, python)``; the offset file defaults to the test's
+    tmp dir, the interpreter to this one (pass a `venv_without` python to run without a package).
     """
     from tests.worker_process import WorkerProcess
 
@@ -74,6 +75,7 @@ def start_worker(tmp_path: Path, kafka_bootstrap: str) -> Iterator[Any]:
         props: dict[str, str] | None = None,
         connector_files: list[Path] | None = None,
         env: dict[str, str] | None = None,
+        python: str = sys.executable,
     ) -> WorkerProcess:
         worker_props = {
             "bootstrap.servers": kafka_bootstrap,
@@ -81,7 +83,7 @@ def start_worker(tmp_path: Path, kafka_bootstrap: str) -> Iterator[Any]:
             "offset.flush.interval.ms": "1000",
             **(props or {}),
         }
-        worker = WorkerProcess(tmp_path, worker_props, connector_files, env)
+        worker = WorkerProcess(tmp_path, worker_props, connector_files, env, python)
         workers.append(worker)
         return worker.start()
 

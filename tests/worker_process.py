@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -39,7 +42,9 @@ class WorkerProcess:
         worker_props: Mapping[str, str],
         connector_files: list[Path] | None = None,
         env: Mapping[str, str] | None = None,
+        python: str = sys.executable,
     ) -> None:
+        self.python = python
         self.workdir = workdir
         self.port = free_port()
         props = {"listeners": f"http://127.0.0.1:{self.port}", **worker_props}
@@ -56,6 +61,7 @@ class WorkerProcess:
     ) -> WorkerProcess:
         """A worker run from an existing worker file, unchanged (its own listener at `url`)."""
         worker = cls.__new__(cls)
+        worker.python = sys.executable
         worker.workdir = workdir
         worker.port = int(url.rsplit(":", 1)[1])
         worker.worker_file = worker_file
@@ -69,7 +75,7 @@ class WorkerProcess:
     def start(self, timeout: float = 60.0) -> WorkerProcess:
         """Start the process and wait until its REST server answers."""
         command = [
-            sys.executable,
+            self.python,
             "-m",
             "kconnect_rest.cli",
             "standalone",
@@ -157,6 +163,33 @@ class WorkerProcess:
             )
 
         self.wait_for(f"{connector} to be {state}", reached, timeout)
+
+
+def venv_without(distribution: str, where: Path) -> str:
+    """A throwaway virtualenv with every package of this one except `distribution`; returns its python.
+
+    The shared test environment is left alone: the new venv links to this one's packages, except the
+    files `distribution` installed, which are copied and then removed by a real ``pip uninstall`` run
+    in the new venv, so the worker sees exactly what a user sees after uninstalling it.
+    """
+    site = Path(sysconfig.get_paths()["purelib"])
+    owned = {Path(str(f)).parts[0] for f in importlib.metadata.distribution(distribution).files or ()}
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    python = str(where / "bin" / "python")
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    new_site = Path(
+        subprocess.run([python, "-c", purelib], check=True, capture_output=True, text=True).stdout.strip()
+    )
+    for entry in site.iterdir():
+        if entry.name not in owned:
+            (new_site / entry.name).symlink_to(entry)
+        elif entry.is_dir():
+            shutil.copytree(entry, new_site / entry.name, symlinks=True)
+        else:
+            shutil.copy2(entry, new_site / entry.name)
+    pip = [python, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "uninstall", "-y", distribution], check=True)
+    return python
 
 
 def count_lines(path: Path) -> int:

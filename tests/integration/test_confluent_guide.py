@@ -1,5 +1,8 @@
 """The curl examples of Confluent's "Managing Connectors" guide, run as written against localhost:8083.
 
+Port 8083 is fixed by the guide, so the test runs in private network and mount namespaces
+(`tests.private_net`) with its own broker and worker: it clashes with nothing on the machine.
+
 The commands below are copied verbatim from the guide (``shared/seeds/003_*.txt``) and run by a
 real ``curl`` (through ``bash``, so ``| jq`` works as in the guide) against a real kconnect worker
 on the real broker and Spark. Each answer is checked against the one the guide prints; worker ids
@@ -19,7 +22,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -27,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from tests import private_net
 from tests.worker_process import WorkerProcess, write_properties
 
 pytestmark = pytest.mark.integration
@@ -65,19 +68,12 @@ GUIDE_CONFIG = {
 GUIDE_TASKS = [{"connector": "local-file-sink", "task": 0}, {"connector": "local-file-sink", "task": 1}]
 
 
-def _port_in_use(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
 @pytest.fixture
 def guide_worker(tmp_path: Path, kafka_bootstrap: str) -> Any:
     """A worker listening on http://localhost:8083, the address every example of the guide uses."""
     for tool in ("curl", "jq"):
         if shutil.which(tool) is None:
             pytest.fail(f"the guide's examples need `{tool}` on PATH")
-    if _port_in_use(8083):
-        pytest.fail("port 8083 is busy: the guide's examples need a worker on localhost:8083")
     worker_file = write_properties(
         tmp_path / "worker.properties",
         {
@@ -114,8 +110,12 @@ def _wait_for(what: str, check: Any, worker: WorkerProcess, timeout: float = 90.
 
 
 def test_the_guides_curl_examples_answer_as_the_guide_shows(
-    guide_worker: WorkerProcess, tmp_path: Path
+    request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
+    if not private_net.inside():
+        private_net.rerun_inside(request)
+        return
+    guide_worker: WorkerProcess = request.getfixturevalue("guide_worker")
     cwd = tmp_path
 
     # Distributed Example: create the connector (the guide prints no answer; Kafka's is the info).
