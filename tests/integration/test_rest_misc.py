@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import httpx
 import pytest
 
 from tests import rest_expectations as rx
+from tests.conftest import REPO_ROOT
 from tests.integration.conftest import Connectors, path_of
 from tests.worker_process import WorkerProcess
 
@@ -152,6 +154,22 @@ def test_options_head_empty_answers_and_booleans_as_kafka(connectors: Connectors
     )
     rx.assert_empty(worker.request("PUT", f"{path}/stop"), 204)
     rx.assert_empty(worker.request("DELETE", path, params={"forward": "garbage"}), 204)
+
+
+def test_schemathesis_finds_the_live_document_true_to_the_worker(start_worker: Any) -> None:
+    """Every schemathesis check (``-c all``) against a real worker's own document, with schemathesis.toml."""
+    worker = start_worker()
+    worker.wait_for("a healthy worker", lambda: worker.get("/health").status_code == 200)
+    schemathesis = [sys.executable, "-m", "schemathesis.cli", "run", f"{worker.url}/openapi", "-c", "all"]
+    run = subprocess.run(
+        [*schemathesis, "--max-examples", "5", "--workers", "1", "--no-color"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert re.search(r"(\d+) generated, \1 passed", run.stdout), run.stdout[-2000:]  # it ran, and all passed
 
 
 # --- error shapes --------------------------------------------------------------------------------------
