@@ -100,7 +100,7 @@ def test_validate_answers_the_full_config_infos_with_kafkas_errors(rest_worker: 
     response = _validate(
         rest_worker,
         "FileStreamSinkConnector",
-        {"connector.class": "FileStreamSinkConnector", "tasks.max": "abc", "file": "/tmp/x"},
+        {"connector.class": "FileStreamSinkConnector", "tasks.max": "abc", "file": "sink-out.txt"},
     )
     assert response.status_code == 200, response.text
     body = response.json()
@@ -125,7 +125,7 @@ def test_validate_answers_the_full_config_infos_with_kafkas_errors(rest_worker: 
     assert body["error_count"] == 5
     assert configs["file"]["value"] == {
         "name": "file",
-        "value": "/tmp/x",
+        "value": "sink-out.txt",
         "recommended_values": [],
         "errors": [],
         "visible": True,
