@@ -16,7 +16,9 @@ from kconnect_rest.loggers import Loggers, level_name, parse_level
 from litestar import Litestar, get
 from litestar.config.app import AppConfig
 from litestar.plugins import InitPluginProtocol
+from litestar.response.base import ASGIResponse
 from litestar.testing import TestClient
+from litestar.types import ASGIApp, Receive, Scope, Send
 
 from tests import rest_expectations as expect
 from tests.fake_herder import CLUSTER_ID, SINK_CLASS, FakeHerder
@@ -489,6 +491,34 @@ def test_head_answers_as_get_without_a_body(client: TestClient[Litestar]) -> Non
     expect.assert_error(client.get("/connectors/local-file-sink/pause"), 405)
     head = client.head("/connectors/local-file-sink/pause")  # no GET there: 405, as Jersey
     assert head.status_code == 405 and head.content == b""
+
+
+class _KeyRequired(InitPluginProtocol):
+    """An extension whose middleware answers 401 without an ``x-key`` header (as basic auth does)."""
+
+    def on_app_init(self, app_config: AppConfig) -> AppConfig:
+        def key_required(app: ASGIApp) -> ASGIApp:
+            async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+                if scope["type"] == "http" and (b"x-key", b"1") not in scope["headers"]:
+                    await ASGIResponse(body=b"", status_code=401)(scope, receive, send)
+                    return
+                await app(scope, receive, send)
+
+            return guarded
+
+        app_config.middleware.append(key_required)
+        return app_config
+
+
+def test_head_and_options_pass_through_an_extensions_middleware(herder: FakeHerder) -> None:
+    with _client(herder, extensions=[lambda config, state: _KeyRequired()]) as client:
+        assert client.options("/connectors").status_code == 401
+        assert client.head("/connectors").status_code == 401
+        expect.assert_options(client.options("/connectors", headers={"x-key": "1"}), "HEAD,POST,GET,OPTIONS")
+        keyed = {"x-key": "1"}
+        expect.assert_head(
+            client.head("/connectors", headers=keyed), client.get("/connectors", headers=keyed)
+        )
 
 
 @pytest.mark.parametrize("value", expect.JAVA_TRUE)
