@@ -123,12 +123,12 @@ _NULL_CONFIG_VALUE = (
 
 
 def _kafka_text(key: object, text: str) -> str | None:
-    if text == _NULL_CONFIG_VALUE:
-        return NULL_VALUE_MESSAGE
+    if str(key) in INVALID_FIELD_TEXTS:
+        return INVALID_FIELD_TEXTS[str(key)]
     missing = "Object missing required field `"
     if key == "data" and text.startswith(missing):
         return MISSING_FIELD_TEXTS.get(text[len(missing) :].rstrip("`"))
-    return INVALID_FIELD_TEXTS.get(str(key))
+    return NULL_VALUE_MESSAGE if text == _NULL_CONFIG_VALUE else None
 
 
 def _validation_message(exc: ValidationException) -> str:

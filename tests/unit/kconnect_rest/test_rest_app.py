@@ -521,6 +521,37 @@ def test_head_and_options_pass_through_an_extensions_middleware(herder: FakeHerd
         )
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "body", "message"),
+    [
+        ("PUT", "/connectors/c/config", {**SINK, "file": None}, expect.NULL_CONFIG_VALUE),
+        (
+            "PUT",
+            "/connector-plugins/FileStreamSink/config/validate",
+            {**SINK, "x": None},
+            expect.NULL_CONFIG_VALUE,
+        ),
+        ("POST", "/connectors", {"name": "c", "config": {**SINK, "x": None}}, expect.NULL_CONFIG_VALUE),
+        ("POST", "/connectors", {"name": "c", "config": SINK, "initial_state": "bogus"}, None),
+        ("PUT", "/admin/loggers/x", {"level": None}, expect.LEVEL_MISSING),
+        ("PUT", "/admin/loggers/x", {"other": "INFO"}, expect.LEVEL_MISSING),
+        ("PATCH", "/connectors/c/offsets", {}, expect.EMPTY_OFFSETS),
+        (
+            "POST",
+            "/connectors",
+            {"name": "c", "config": SINK, "bogus": 1},
+            "Object contains unknown field `bogus`",
+        ),
+    ],
+)
+def test_what_the_document_forbids_is_a_400_with_kafkas_text(
+    client: TestClient[Litestar], method: str, path: str, body: Any, message: str | None
+) -> None:
+    response = client.request(method, path, json=body)
+    expect.assert_error(response, 400, message, contains="initial_state" if message is None else "")
+    assert client.get("/connectors").json() == []
+
+
 @pytest.mark.parametrize("value", expect.JAVA_TRUE)
 def test_boolean_query_parameters_true_in_any_case(
     herder: FakeHerder, client: TestClient[Litestar], value: str
