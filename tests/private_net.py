@@ -7,9 +7,10 @@ Kafka's sample files and Confluent's guide name fixed addresses: ``localhost:909
         private_net.rerun_inside(request)
         return
 
-Outside, `rerun_inside` runs that same test again in a child pytest under ``unshare --net --mount``:
-a network namespace of its own with only loopback (brought up), and a fresh tmpfs on ``/tmp``. The
-child's broker, worker and files are invisible to every other test and process, and vanish with it.
+Outside, `rerun_inside` runs that same test again in a child pytest under ``unshare --net --mount
+--pid``: a network namespace of its own with only loopback (brought up), a fresh tmpfs on ``/tmp``,
+and a PID namespace. The child's broker, worker and files are invisible to every other test and
+process, and vanish with it (within the outer test's timeout, below pytest-timeout's 300 s).
 The outer test passes only if the child's run passed, and fails with the child's output otherwise.
 Inside (`INSIDE_ENV` set by the wrapper), the test body runs with the fixed addresses to itself.
 
@@ -38,15 +39,18 @@ def inside() -> bool:
 
 
 def command(*argv: str) -> list[str]:
-    """The command running `argv` in fresh network and mount namespaces (loopback up, tmpfs on /tmp)."""
+    """The command running `argv` in fresh network, mount and PID namespaces (loopback up, tmpfs on /tmp)."""
     for tool in ("unshare", "ip"):
         if shutil.which(tool) is None:
             pytest.fail(f"running with fixed ports in a private network namespace needs `{tool}` on PATH")
     user = [] if os.geteuid() == 0 else ["--user", "--map-root-user"]
-    return ["unshare", "--net", "--mount", "--fork", *user, "--", "sh", "-c", _SETUP, "sh", *argv]
+    # A PID namespace too: when its first process ends (or is killed with unshare), the kernel ends every
+    # process left in it, so no broker or worker outlives the test.
+    namespaces = ["--net", "--mount", "--pid", "--mount-proc", "--fork", "--kill-child"]
+    return ["unshare", *namespaces, *user, "--", "sh", "-c", _SETUP, "sh", *argv]
 
 
-def rerun_inside(request: pytest.FixtureRequest, timeout: float = 600.0) -> None:
+def rerun_inside(request: pytest.FixtureRequest, timeout: float = 280.0) -> None:
     """Run the requesting test again in private namespaces; fail with the child's output unless it passed."""
     nodeid = request.node.nodeid
     argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-o", "addopts=", nodeid]
