@@ -126,9 +126,74 @@ class WorkerConfig:
         """Keys starting with `prefix`, with the prefix stripped (``producer.``, ``spark.``...)."""
         return {k[len(prefix) :]: v for k, v in self.props.items() if k.startswith(prefix)}
 
+    def group_config(self) -> GroupConfig:
+        """The distributed group keys (``group.id`` is then required); ConfigFileError when one is bad."""
+        return GroupConfig.from_props(self.props, self.source)
+
     def rest_host_port(self) -> tuple[str, int]:
         """Host and port of the first listener, for the REST server to bind."""
         return _host_port(self.listeners[0])
+
+    def config_storage(self) -> InternalTopicConfig:
+        """``config.storage.topic`` and its replication factor (distributed mode); one partition always."""
+        return _internal_topic(self.props, "config.storage", None, self.source)
+
+    def offset_storage(self) -> InternalTopicConfig:
+        """``offset.storage.topic``, its ``.partitions`` (default 25) and replication factor."""
+        return _internal_topic(self.props, "offset.storage", 25, self.source)
+
+    def status_storage(self) -> InternalTopicConfig:
+        """``status.storage.topic``, its ``.partitions`` (default 5) and replication factor."""
+        return _internal_topic(self.props, "status.storage", 5, self.source)
+
+
+CONNECT_PROTOCOLS = ("eager", "compatible", "sessioned")
+"""Accepted ``connect.protocol`` values (Kafka's ConnectProtocolCompatibility), oldest first."""
+
+
+@dataclass(frozen=True)
+class GroupConfig:
+    """A distributed worker's group keys (Kafka's DistributedConfig), with Kafka's defaults."""
+
+    group_id: str
+    heartbeat_interval_ms: int = 3000
+    session_timeout_ms: int = 10000
+    rebalance_timeout_ms: int = 60000
+    scheduled_rebalance_max_delay_ms: int = 300000
+    connect_protocol: str = "sessioned"
+
+    @classmethod
+    def from_props(cls, props: Mapping[str, str], source: str = "<worker config>") -> GroupConfig:
+        """Read and check the group keys; ConfigFileError names `source`, the key and Kafka's reason."""
+        group_id = props.get("group.id", "").strip()
+        if not group_id:
+            raise ConfigFileError(
+                f'{source}: group.id: Missing required configuration "group.id" which has no default value.'
+            )
+        delay = _int(props, "scheduled.rebalance.max.delay.ms", 300000, source)
+        if delay < 0:
+            raise ConfigFileError(
+                f"{source}: scheduled.rebalance.max.delay.ms: invalid value {delay}: Value must be at least 0"
+            )
+        heartbeat = _int(props, "heartbeat.interval.ms", 3000, source)
+        if heartbeat < 1:
+            raise ConfigFileError(
+                f"{source}: heartbeat.interval.ms: invalid value {heartbeat}: Value must be at least 1"
+            )
+        protocol = props.get("connect.protocol", "sessioned").strip()
+        if protocol.lower() not in CONNECT_PROTOCOLS:
+            raise ConfigFileError(
+                f"{source}: connect.protocol: invalid value {protocol!r}: "
+                f"Invalid Connect protocol compatibility (one of {', '.join(CONNECT_PROTOCOLS)})"
+            )
+        return cls(
+            group_id=group_id,
+            heartbeat_interval_ms=heartbeat,
+            session_timeout_ms=_int(props, "session.timeout.ms", 10000, source),
+            rebalance_timeout_ms=_int(props, "rebalance.timeout.ms", 60000, source),
+            scheduled_rebalance_max_delay_ms=delay,
+            connect_protocol=protocol.lower(),
+        )
 
 
 HTTPS_NOT_SUPPORTED = "is not supported yet (kconnect serves plain HTTP; HTTPS arrives in a later release)"
@@ -168,3 +233,44 @@ def _advertised_host(host: str) -> str:
         except OSError:
             return "localhost"
     return host
+
+
+@dataclass(frozen=True)
+class InternalTopicConfig:
+    """A distributed worker's internal topic: ``<prefix>.topic``, ``.partitions``, ``.replication.factor``."""
+
+    key: str
+    """The property naming the topic (``config.storage.topic``...), for messages."""
+    name: str
+    partitions: int
+    """-1: the broker's default."""
+    replication_factor: int
+    """-1: the broker's default (Kafka's default is 3)."""
+
+
+def _internal_topic(
+    props: Mapping[str, str], prefix: str, default_partitions: int | None, source: str
+) -> InternalTopicConfig:
+    """ConfigFileError with Kafka's text when the topic is missing or a count is not positive or -1."""
+    key = f"{prefix}.topic"
+    name = props.get(key, "").strip()
+    if not name:
+        raise ConfigFileError(
+            f'{source}: {key}: Missing required configuration "{key}" which has no default value.'
+        )
+    partitions = 1
+    if default_partitions is not None:
+        partitions = _int(props, f"{prefix}.partitions", default_partitions, source)
+        if partitions != -1 and partitions < 1:
+            raise ConfigFileError(
+                f"{source}: {prefix}.partitions: Invalid value {partitions} for configuration {prefix}"
+                ".partitions: Number of partitions must be positive, or -1 to use the broker's default"
+            )
+    factor = _int(props, f"{prefix}.replication.factor", 3, source)
+    if factor != -1 and not 1 <= factor <= 32767:
+        raise ConfigFileError(
+            f"{source}: {prefix}.replication.factor: Invalid value {factor} for configuration {prefix}"
+            ".replication.factor: Replication factor must be positive and not larger than the number "
+            "of brokers in the Kafka cluster, or -1 to use the broker's default"
+        )
+    return InternalTopicConfig(key, name, partitions, factor)

@@ -1,0 +1,395 @@
+"""The worker's group member: the broker's group coordinator spoken through aiokafka's low-level client.
+
+`GroupMember` is the I/O edge of `kconnect.distributed.membership`: it finds the coordinator
+(FindCoordinator), sends JoinGroup with protocol type ``connect`` and the Connect metadata of
+`kconnect.distributed.protocol`, runs `kconnect.distributed.assignor.assign` when it is the
+leader, sends SyncGroup, heartbeats in the background and leaves with LeaveGroup. Every broker
+answer goes into the `Membership` machine; the events it returns are handed to the herder's
+`on_event` coroutine one at a time, in order, and awaited: the member sends its next JoinGroup
+only after the herder has stopped what an event revoked. Two background tasks (coordination and
+heartbeat) fail loudly: an unexpected error is logged with its traceback, the herder gets
+`MembershipLost` with the reason, and `wait_closed()` raises it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import aiokafka.errors as kafka_errors
+from aiokafka.client import AIOKafkaClient, ConnectionGroup, CoordinationType
+from aiokafka.protocol.group import HeartbeatRequest, JoinGroupRequest, LeaveGroupRequest, SyncGroupRequest
+
+from kconnect.distributed.assignor import AssignorState, ConfiguredWork, assign
+from kconnect.distributed.membership import FENCING_ERRORS, Membership, MembershipEvent, MembershipLost
+from kconnect.distributed.protocol import (
+    PROTOCOL_TYPE,
+    ConnectorsAndTasks,
+    ConnectProtocol,
+    decode_assignment,
+    decode_metadata,
+    encode_assignment,
+    join_protocols,
+)
+from kconnect.errors import ConnectError
+from kconnect.worker_config import GroupConfig
+
+log = logging.getLogger(__name__)
+
+EventHandler = Callable[[MembershipEvent], Awaitable[None]]
+"""The herder's coroutine that receives membership events; the member awaits each call."""
+
+RETRY_BACKOFF_S = 0.1
+MEMBER_ID_REQUIRED, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR = 79, 14, 15, 16
+RETRIABLE_JOIN_ERRORS = frozenset(
+    {COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, 27}
+)
+INCONSISTENT_GROUP_PROTOCOL, INVALID_SESSION_TIMEOUT = 23, 26
+
+
+class GroupMembershipError(ConnectError):
+    """The worker cannot be a member of its group; the message names the key or group and why."""
+
+
+class GroupMember:
+    """One worker's membership in the Connect group `config.group_id` (Kafka's WorkerGroupMember).
+
+    The distributed herder creates one per worker and calls `start()`, `request_rejoin()` when the
+    config topic changed what should run, and `leave()` when it stops. `configured()` must return
+    the worker's current config snapshot as `ConfiguredWork` (the leader assigns from it; every
+    member reports its offset). `url` is this worker's advertised REST URL, shown to the others.
+    """
+
+    def __init__(
+        self,
+        *,
+        bootstrap_servers: str,
+        config: GroupConfig,
+        url: str,
+        configured: Callable[[], ConfiguredWork],
+        on_event: EventHandler,
+        client_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._config = config
+        self._url = url
+        self._configured = configured
+        self._on_event = on_event
+        self._client = AIOKafkaClient(
+            bootstrap_servers=bootstrap_servers,
+            client_id=f"connect-{config.group_id}",
+            # JoinGroup waits for every member up to the rebalance timeout (Kafka adds 5 s too).
+            request_timeout_ms=config.rebalance_timeout_ms + 5000,
+            **dict(client_options or {}),
+        )
+        self._membership = Membership(ConnectProtocol.from_config(config.connect_protocol))
+        self._assignor_state = AssignorState()
+        self._coordinator_id: int | None = None
+        self._rejoin = asyncio.Event()
+        self._rejoin_reason = "joining the group"
+        self._scheduled: asyncio.TimerHandle | None = None
+        self._pending: list[MembershipEvent] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._heartbeat_task: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
+        self._leaving = False
+        self._closed = asyncio.Event()
+
+    # --- what the herder calls ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect to the cluster and start joining in the background; events follow through `on_event`."""
+        await self._client.bootstrap()
+        self._rejoin.set()
+        coordination = asyncio.create_task(self._coordinate(), name=f"group {self._config.group_id}")
+        self._heartbeat_task = asyncio.create_task(
+            self._heartbeat(), name=f"heartbeat {self._config.group_id}"
+        )
+        for task in (coordination, self._heartbeat_task):
+            task.add_done_callback(self._on_task_done)
+            self._tasks.append(task)
+
+    def request_rejoin(self, reason: str) -> None:
+        """Ask for a rebalance (config changed, config topic read after a failed assignment, ...)."""
+        self._rejoin_reason = reason
+        self._rejoin.set()
+
+    async def leave(self) -> None:
+        """Stop heartbeating and coordinating, tell the coordinator this member leaves, close the client.
+
+        The herder stops its own work; no event follows. Safe to call twice or after a failure.
+        """
+        if self._closed.is_set():
+            return
+        self._leaving = True
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+        with contextlib.suppress(ConnectError):
+            self._membership.leave()
+        await self._send_leave()
+        with contextlib.suppress(ConnectError):
+            self._membership.left()
+        await self._client.close()
+        self._closed.set()
+
+    async def wait_closed(self) -> None:
+        """Return once the member has left; raise the error that made it stop, if one did."""
+        await self._closed.wait()
+        if self._failure is not None:
+            raise self._failure
+
+    @property
+    def member_id(self) -> str:
+        """The id the coordinator gave this member ("" when not in a generation)."""
+        return self._membership.member_id
+
+    @property
+    def generation(self) -> int:
+        """The group generation this member is in (-1 when none)."""
+        return self._membership.generation
+
+    @property
+    def running(self) -> ConnectorsAndTasks:
+        """Everything assigned to this worker and not revoked."""
+        return self._membership.running
+
+    # --- background tasks -----------------------------------------------------------------------------
+
+    def _on_task_done(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled() or self._leaving:
+            if not self._leaving and task is self._heartbeat_task:
+                log.warning(
+                    "Group %s: heartbeats stopped; the coordinator will drop this member",
+                    self._config.group_id,
+                )
+            return
+        error = task.exception()
+        if error is None:
+            return
+        log.error(
+            "Group %s: %s failed; leaving the group", self._config.group_id, task.get_name(), exc_info=error
+        )
+        self._failure = error
+        asyncio.get_running_loop().create_task(self._fail(error))
+
+    async def _fail(self, error: BaseException) -> None:
+        lost = MembershipLost(f"group membership failed: {error}", self._membership.running)
+        try:
+            await self._on_event(lost)
+        finally:
+            await self.leave()
+
+    async def _coordinate(self) -> None:
+        """Join whenever a rejoin is due; deliver every event in order before the next JoinGroup."""
+        while True:
+            await self._deliver()
+            await self._rejoin.wait()
+            self._rejoin.clear()
+            if self._scheduled is not None:
+                self._scheduled.cancel()
+            await self._ensure_coordinator()
+            self._pending += self._membership.start_join(self._rejoin_reason)
+            await self._deliver()
+            if not await self._join_and_sync():
+                self._rejoin.set()
+                await asyncio.sleep(RETRY_BACKOFF_S)
+                continue
+            await self._deliver()  # the herder applies the assignment before the member acts on it
+            m = self._membership
+            if m.rejoin_needed:
+                self.request_rejoin(
+                    "revocations done" if m.assignment and not m.assignment.failed else "retry"
+                )
+            elif m.rejoin_after_ms > 0:
+                self._scheduled = asyncio.get_running_loop().call_later(
+                    m.rejoin_after_ms / 1000, self.request_rejoin, "scheduled rebalance delay expired"
+                )
+
+    async def _deliver(self) -> None:
+        while self._pending:
+            await self._on_event(self._pending.pop(0))
+
+    async def _heartbeat(self) -> None:
+        """Every heartbeat.interval.ms while STABLE; a session without an answer counts as fenced."""
+        last_ok = time.monotonic()
+        session = self._config.session_timeout_ms / 1000
+        while True:
+            await asyncio.sleep(self._config.heartbeat_interval_ms / 1000)
+            m = self._membership
+            if m.state.value != "STABLE" or self._coordinator_id is None:
+                last_ok = time.monotonic()
+                continue
+            generation, member_id = m.generation, m.member_id
+            try:
+                response = await self._send(HeartbeatRequest(self._config.group_id, generation, member_id))
+                code = int(response.error_code)
+            except kafka_errors.KafkaError as exc:
+                log.warning("Group %s: heartbeat failed: %s", self._config.group_id, exc)
+                code = -1
+            if (m.generation, m.member_id) != (generation, member_id) or m.state.value != "STABLE":
+                continue  # the member rejoined meanwhile: this answer is about the old generation
+            if code in (0, 27):
+                last_ok = time.monotonic()
+            events = m.on_heartbeat(code) if code >= 0 else []
+            if not events and time.monotonic() - last_ok > session:
+                events = m.fenced(
+                    f"no heartbeat answered for session.timeout.ms={self._config.session_timeout_ms}"
+                )
+            if events or m.rejoin_needed:
+                if code in FENCING_ERRORS or code == 27:
+                    log.info("Group %s: heartbeat answered %s", self._config.group_id, _error_name(code))
+                self._pending += events
+                self.request_rejoin("the group is rebalancing" if code == 27 else "membership lost")
+
+    # --- requests -------------------------------------------------------------------------------------
+
+    async def _ensure_coordinator(self) -> None:
+        while self._coordinator_id is None:
+            try:
+                node = await self._client.coordinator_lookup(CoordinationType.GROUP, self._config.group_id)
+            except kafka_errors.KafkaError as exc:
+                if not exc.retriable:
+                    raise GroupMembershipError(
+                        f"group.id {self._config.group_id}: cannot find coordinator: {exc}"
+                    ) from exc
+                log.warning("Group %s: coordinator lookup failed: %s", self._config.group_id, exc)
+                await self._client.force_metadata_update()
+                await asyncio.sleep(RETRY_BACKOFF_S)
+                continue
+            if await self._client.ready(node, group=ConnectionGroup.COORDINATION):
+                self._coordinator_id = node
+                log.info("Group %s: coordinator is broker %s", self._config.group_id, node)
+            else:
+                await asyncio.sleep(RETRY_BACKOFF_S)
+
+    async def _send(self, request: Any) -> Any:
+        if self._coordinator_id is None:
+            raise kafka_errors.CoordinatorNotAvailableError()
+        try:
+            return await self._client.send(self._coordinator_id, request, group=ConnectionGroup.COORDINATION)
+        except kafka_errors.KafkaError:
+            self._coordinator_id = None
+            raise
+
+    async def _join_and_sync(self) -> bool:
+        """One JoinGroup + SyncGroup round; False when it must be retried."""
+        m, group = self._membership, self._config.group_id
+        configured = self._configured()
+        protocols = join_protocols(m.metadata(self._url, configured.offset), m.configured_protocol)
+        while True:
+            request = JoinGroupRequest(
+                group,
+                self._config.session_timeout_ms,
+                self._config.rebalance_timeout_ms,
+                m.member_id,
+                None,
+                PROTOCOL_TYPE,
+                protocols,
+            )
+            try:
+                joined = await self._send(request)
+            except kafka_errors.KafkaError as exc:
+                log.warning("Group %s: JoinGroup failed: %s", group, exc)
+                return False
+            code = int(joined.error_code)
+            if code != MEMBER_ID_REQUIRED:
+                break
+            m.member_id_required(joined.member_id)
+        if code in FENCING_ERRORS:
+            self._pending += m.fenced(f"the group coordinator answered {_error_name(code)} to JoinGroup")
+            return False
+        if code in RETRIABLE_JOIN_ERRORS:
+            if code in (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR):
+                self._coordinator_id = None
+            return False
+        if code != 0:
+            raise GroupMembershipError(self._join_error(code))
+        m.joined(joined.generation_id, joined.member_id, joined.leader_id, joined.group_protocol)
+        log.info(
+            "Group %s: joined generation %s as %s (protocol %s)", group, m.generation, m.member_id, m.protocol
+        )
+        owners: dict[str, ConnectorsAndTasks] = {}
+        urls: dict[str, str] = {}
+        assignments: list[tuple[str, bytes]] = []
+        if joined.leader_id == joined.member_id:
+            owners, urls, assignments = self._lead(joined.members, joined.group_protocol)
+        try:
+            synced = await self._send(SyncGroupRequest(group, m.generation, m.member_id, None, assignments))
+        except kafka_errors.KafkaError as exc:
+            log.warning("Group %s: SyncGroup failed: %s", group, exc)
+            m.sync_failed()
+            return False
+        code = int(synced.error_code)
+        if code in FENCING_ERRORS:
+            self._pending += m.fenced(f"the group coordinator answered {_error_name(code)} to SyncGroup")
+            return False
+        if code != 0:
+            log.info("Group %s: SyncGroup answered %s; joining again", group, _error_name(code))
+            m.sync_failed()
+            return False
+        self._pending += m.synced(decode_assignment(synced.member_assignment), owners, urls)
+        return True
+
+    def _lead(
+        self, members: list[tuple[Any, ...]], protocol_name: str
+    ) -> tuple[dict[str, ConnectorsAndTasks], dict[str, str], list[tuple[str, bytes]]]:
+        """Run the assignor on the members' metadata (member id first, metadata last in each row)."""
+        m = self._membership
+        states = {str(row[0]): decode_metadata(bytes(row[-1])) for row in members}
+        result = assign(
+            leader_id=m.member_id,
+            version=ConnectProtocol.from_protocol_name(protocol_name).version,
+            members=states,
+            configured=self._configured(),
+            state=self._assignor_state,
+            last_completed_generation=m.last_completed_generation,
+            generation=m.generation,
+            now_ms=int(time.time() * 1000),
+            max_delay_ms=self._config.scheduled_rebalance_max_delay_ms,
+        )
+        self._assignor_state = result.state
+        log.info("Group %s: leader assigned %s", self._config.group_id, dict(result.assignments))
+        encoded = [(member, encode_assignment(a)) for member, a in result.assignments.items()]
+        return dict(result.owners), {member: s.url for member, s in states.items()}, encoded
+
+    async def _send_leave(self) -> None:
+        if not self._membership.member_id or self._coordinator_id is None:
+            return
+        try:
+            await self._send(LeaveGroupRequest(self._config.group_id, self._membership.member_id))
+            log.info("Group %s: member %s left", self._config.group_id, self._membership.member_id)
+        except kafka_errors.KafkaError as exc:
+            log.warning(
+                "Group %s: LeaveGroup failed (the session will expire instead): %s",
+                self._config.group_id,
+                exc,
+            )
+
+    def _join_error(self, code: int) -> str:
+        group = self._config.group_id
+        if code == INCONSISTENT_GROUP_PROTOCOL:
+            return (
+                f"group.id {group}: the group coordinator refused this worker (INCONSISTENT_GROUP_PROTOCOL): "
+                "the group is used by something else than Connect workers (a consumer group?), or its "
+                "workers' connect.protocol values have no protocol in common"
+            )
+        if code == INVALID_SESSION_TIMEOUT:
+            return (
+                f"session.timeout.ms={self._config.session_timeout_ms}: the broker refused it "
+                "(INVALID_SESSION_TIMEOUT): it must lie within the broker's group.min.session.timeout.ms "
+                "and group.max.session.timeout.ms"
+            )
+        return f"group.id {group}: JoinGroup failed: {_error_name(code)}"
+
+
+def _error_name(code: int) -> str:
+    if code < 0:
+        return "no answer"
+    error = kafka_errors.for_code(code)
+    return str(getattr(error, "message", error.__name__))
