@@ -36,6 +36,11 @@ class ClusterConfigState:
     connector_configs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     target_states: Mapping[str, TargetState] = field(default_factory=dict)
     task_configs: Mapping[str, Sequence[Mapping[str, str]]] = field(default_factory=dict)
+    inconsistent: frozenset[str] = frozenset()
+    """Connectors whose committed task configs are incomplete (compaction, a leader lost mid-write):
+    they show no tasks until their task configs are written again (Kafka's inconsistentConnectors)."""
+    offset: int = -1
+    """Position in the config topic this snapshot reflects (Kafka's config offset); -1 for other stores."""
 
     def connectors(self) -> list[str]:
         """Names of every configured connector, sorted."""

@@ -1,0 +1,171 @@
+"""Connector configs, target states, task configs and restart requests in the config topic.
+
+`KafkaConfigBackingStore` is the Kafka twin of `FileConfigBackingStore` for distributed workers
+(Kafka's KafkaConfigBackingStore): every worker reads the one-partition, compacted
+``config.storage.topic`` (records in `config_records`, folded by `config_topic_state`) and sees
+every other worker's writes. Each write returns after the broker acknowledged it and this worker
+read the topic back to the end, so `snapshot()` shows it. After `start`, every change read from the
+topic, whoever wrote it, is also told to the update listener as a `ConfigUpdate` (records read
+during `start` are not: the first snapshot holds them; restart requests older than the start are
+dropped, as in Kafka).
+
+Kafka expects one writer of connector and task configs at a time (the leader); target states,
+restart requests and the session key may be written by any worker.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from kconnect.herder.api import RestartRequest
+from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.storage.base import ClusterConfigState
+from kconnect.storage.config_records import (
+    SessionKey,
+    commit_key,
+    commit_value,
+    config_value,
+    connector_key,
+    parse_config_record,
+    restart_key,
+    restart_value,
+    session_key_value,
+    target_state_key,
+    target_state_value,
+    task_key,
+)
+from kconnect.storage.config_topic_state import ConfigTopicState, ConfigUpdate
+from kconnect.storage.kafka_log import KafkaBasedLog
+from kconnect.storage.record_formats import RecordFormatError
+from kconnect.storage.topics import TopicSpec, ensure_topic
+from kconnect.worker_config import InternalTopicConfig
+
+log = logging.getLogger(__name__)
+
+PURPOSE = "connector configurations"
+"""What the config topic holds, in Kafka's words (used in topic error messages)."""
+
+ConfigUpdateListener = Callable[[ConfigUpdate], None]
+"""Called on the event loop, from the topic's reader, for each change read after `start`; must not block."""
+
+
+class KafkaConfigBackingStore:
+    """A ConfigBackingStore on the config topic, shared by every worker of the cluster."""
+
+    def __init__(
+        self,
+        worker_props: Mapping[str, str],
+        topic: InternalTopicConfig,
+        *,
+        client_id: str = "connect-configs",
+    ) -> None:
+        self._worker_props = worker_props
+        self._spec = TopicSpec(
+            topic.name, topic.key, PURPOSE, 1, topic.replication_factor, single_partition=True
+        )
+        self._state = ConfigTopicState()
+        self._snapshot: ClusterConfigState | None = None
+        self._listener: ConfigUpdateListener | None = None
+        self._started = False
+        self._log = KafkaBasedLog(
+            topic.name, worker_props, self._on_record, client_id=client_id, what=PURPOSE
+        )
+
+    @property
+    def topic(self) -> str:
+        """The config topic's name."""
+        return self._spec.name
+
+    def set_update_listener(self, listener: ConfigUpdateListener) -> None:
+        """Subscribe to changes read after `start` (the distributed herder calls this before `start`)."""
+        self._listener = listener
+
+    async def start(self) -> None:
+        """Create or check the topic (InternalTopicError when unfit), then read it to the end."""
+        await ensure_topic(self._worker_props, self._spec)
+        await self._log.start()
+        self._started = True
+        log.info("Read config topic %s to offset %d", self.topic, self._state.offset)
+
+    async def stop(self) -> None:
+        """Stop reading and close the clients."""
+        self._started = False
+        await self._log.stop()
+
+    async def read_to_end(self) -> None:
+        """Return once every record written before the call is in `snapshot()` (Kafka's refresh)."""
+        await self._log.read_to_end()
+
+    def snapshot(self) -> ClusterConfigState:
+        """The configs as read so far, as an immutable value."""
+        if self._snapshot is None:
+            self._snapshot = self._state.snapshot()
+        return self._snapshot
+
+    @property
+    def session_key(self) -> SessionKey | None:
+        """The newest session key read from the topic, if any."""
+        return self._state.session_key
+
+    async def put_connector_config(
+        self, connector: str, config: Mapping[str, str], target: TargetState | None = None
+    ) -> None:
+        """Write the connector's config (after its target state when given), then read back."""
+        records: list[tuple[bytes | str, bytes | None]] = []
+        if target is not None:
+            records.append((target_state_key(connector), target_state_value(target)))
+        records.append((connector_key(connector), config_value(config)))
+        await self._log.send_all(records)
+        await self._log.read_to_end()
+
+    async def remove_connector_config(self, connector: str) -> None:
+        """Tombstone the connector's config and target state; its task configs are forgotten on read."""
+        await self._log.send_all([(connector_key(connector), None), (target_state_key(connector), None)])
+        await self._log.read_to_end()
+
+    async def put_target_state(self, connector: str, target: TargetState) -> None:
+        """Write the connector's target state, then read back."""
+        await self._log.send(target_state_key(connector), target_state_value(target))
+        await self._log.read_to_end()
+
+    async def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
+        """Write every task config, then the commit that makes them current (Kafka's order).
+
+        Steps: read to the end; write ``task-<name>-<n>`` for each task; read to the end (so every
+        task config is stored before the commit); write ``commit-<name>``; read to the end. An
+        empty list commits zero tasks.
+        """
+        await self._log.read_to_end()
+        if configs:
+            await self._log.send_all(
+                [(task_key(ConnectorTaskId(connector, n)), config_value(c)) for n, c in enumerate(configs)]
+            )
+            await self._log.read_to_end()
+        await self._log.send(commit_key(connector), commit_value(len(configs)))
+        await self._log.read_to_end()
+
+    async def put_restart_request(self, request: RestartRequest) -> None:
+        """Write a KIP-745 restart request; every worker's listener hears it when read."""
+        await self._log.send(restart_key(request.connector), restart_value(request))
+
+    async def put_session_key(self, session_key: SessionKey) -> None:
+        """Write a new session key (the leader does, for request signing), then read back."""
+        await self._log.send("session-key", session_key_value(session_key))
+        await self._log.read_to_end()
+
+    def _on_record(self, record: Any) -> None:
+        key = record.key.decode("utf-8", "replace") if record.key is not None else ""
+        try:
+            parsed = parse_config_record(key, record.value)
+        except RecordFormatError as exc:
+            log.error("Skipping record at offset %d of config topic %s: %s", record.offset, self.topic, exc)
+            self._state.offset = record.offset + 1
+            return
+        updates = self._state.apply(parsed, record.offset)
+        self._snapshot = None
+        if not self._started or self._listener is None:
+            return
+        for update in updates:
+            self._listener(update)

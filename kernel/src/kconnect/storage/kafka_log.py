@@ -1,0 +1,214 @@
+"""A topic read from its beginning into a callback, plus a producer to it (Kafka's KafkaBasedLog).
+
+Each Kafka-backed store owns one `KafkaBasedLog`. The log assigns itself every partition of its
+topic (no consumer group), reads from the beginning, and hands every record, in partition order,
+to the store's `on_record` callback from one background task. `read_to_end` asks the broker for
+the end offsets and returns once the callback has seen everything before them: after it, the
+store reflects every write acknowledged before the call, by any worker. Writes go through
+`send` (waits for the broker's acknowledgement, acks=all) or `send_nowait` (fire and forget,
+for statuses). Failures raise StoreError naming the topic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.errors import KafkaError
+from aiokafka.structs import ConsumerRecord, TopicPartition
+
+from kconnect.runtime.kafka_clients import consumer_kwargs, producer_kwargs
+from kconnect.storage.base import StoreError
+
+log = logging.getLogger(__name__)
+
+READ_WRITE_TIMEOUT_S = 30.0
+"""How long a write or a read to the end may take (Kafka's READ_WRITE_TOTAL_TIMEOUT_MS)."""
+
+# Top-level worker properties Java's internal clients take (they read the worker's originals).
+_CLIENT_KEYS = (
+    "security.protocol",
+    "sasl.mechanism",
+    "request.timeout.ms",
+    "metadata.max.age.ms",
+    "retry.backoff.ms",
+    "connections.max.idle.ms",
+)
+
+Record = ConsumerRecord  # key and value are bytes (or None)
+RecordCallback = Callable[[Any], None]
+
+
+def internal_client_props(worker_props: Mapping[str, str]) -> dict[str, str]:
+    """The worker properties that configure the clients of internal topics, as Kafka's prefixed keys."""
+    props = {"bootstrap.servers": worker_props.get("bootstrap.servers", "localhost:9092")}
+    for key in _CLIENT_KEYS:
+        if key in worker_props:
+            props[f"producer.{key}"] = props[f"consumer.{key}"] = worker_props[key]
+    return props
+
+
+class KafkaBasedLog:
+    """One internal topic: a background reader feeding `on_record`, and a producer writing to it."""
+
+    def __init__(
+        self,
+        topic: str,
+        worker_props: Mapping[str, str],
+        on_record: RecordCallback,
+        *,
+        client_id: str,
+        what: str,
+    ) -> None:
+        self.topic = topic
+        self._what = what
+        self._on_record = on_record
+        props = internal_client_props(worker_props)
+        producer = producer_kwargs(props, {})
+        producer.update(client_id=client_id, acks="all", linger_ms=0, enable_idempotence=False)
+        consumer = consumer_kwargs(props, {}, "unused")
+        consumer.update(group_id=None, client_id=client_id, auto_offset_reset="earliest")
+        self._producer_kwargs, self._consumer_kwargs = producer, consumer
+        self._producer: AIOKafkaProducer | None = None
+        self._consumer: AIOKafkaConsumer | None = None
+        self._partitions: list[TopicPartition] = []
+        self._reader: asyncio.Task[None] | None = None
+        self._progress = asyncio.Condition()
+        self._failure: BaseException | None = None
+        # Hands records to the producer one caller at a time (FIFO), so writes keep their call order.
+        self._send_lock = asyncio.Lock()
+        self._unacknowledged: set[asyncio.Future[None]] = set()  # `send_nowait` writes in flight
+
+    def _error(self, doing: str, exc: BaseException) -> StoreError:
+        return StoreError(f"topic {self.topic} ({self._what}): {doing} failed: {exc!r}")
+
+    @property
+    def partition_count(self) -> int:
+        """How many partitions the topic has (known after `start`)."""
+        return len(self._partitions)
+
+    async def start(self) -> None:
+        """Connect, assign every partition from the beginning, start reading, then `read_to_end`."""
+        # Clients are made here, on the running loop, so a store that never starts leaves none open.
+        self._producer = producer = AIOKafkaProducer(**self._producer_kwargs)
+        self._consumer = consumer = AIOKafkaConsumer(**self._consumer_kwargs)
+        try:
+            await producer.start()
+            await consumer.start()
+            numbers = await producer.partitions_for(self.topic)
+            self._partitions = [TopicPartition(self.topic, p) for p in sorted(numbers)]
+            consumer.assign(self._partitions)
+            await consumer.seek_to_beginning(*self._partitions)
+            self._reader = asyncio.create_task(self._read(consumer), name=f"kconnect-log-{self.topic}")
+            self._reader.add_done_callback(self._reader_done)
+            await self.read_to_end()
+        except BaseException as exc:
+            await self.stop()
+            if isinstance(exc, KafkaError):
+                raise self._error("starting", exc) from exc
+            raise
+
+    async def flush(self) -> None:
+        """Wait until every `send_nowait` write so far was acknowledged or failed (Kafka's flush)."""
+        if self._unacknowledged:
+            await asyncio.wait(set(self._unacknowledged), timeout=READ_WRITE_TIMEOUT_S)
+
+    async def stop(self) -> None:
+        """Flush `send_nowait` writes, stop reading and close both clients (idempotent)."""
+        await self.flush()
+        if self._reader is not None:
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+            self._reader = None
+        if self._consumer is not None:
+            await self._consumer.stop()
+            self._consumer = None
+        if self._producer is not None:
+            await self._producer.stop()
+            self._producer = None
+
+    async def _read(self, consumer: AIOKafkaConsumer) -> None:
+        while True:
+            batches = await consumer.getmany(timeout_ms=500)
+            for records in batches.values():
+                for record in records:
+                    try:
+                        self._on_record(record)
+                    except Exception:  # one bad record must not stop the log, as in Kafka
+                        log.exception("Unexpected error in the callback of topic %s", self.topic)
+            async with self._progress:
+                self._progress.notify_all()
+
+    def _reader_done(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled():
+            return
+        self._failure = task.exception()
+        if self._failure is not None:
+            log.error("Reading topic %s (%s) stopped: %r", self.topic, self._what, self._failure)
+
+    async def read_to_end(self, timeout_s: float = READ_WRITE_TIMEOUT_S) -> None:
+        """Return once every record written before this call was passed to `on_record`.
+
+        StoreError naming the topic if the end offsets cannot be read, the reader failed, or the
+        end is not reached within `timeout_s`.
+        """
+        try:
+            await asyncio.wait_for(self._wait_for_end(), timeout_s)
+        except asyncio.TimeoutError:
+            raise StoreError(
+                f"topic {self.topic} ({self._what}): not read to the end within {timeout_s:g} s"
+            ) from None
+        except KafkaError as exc:
+            raise self._error("reading to the end", exc) from exc
+
+    async def _wait_for_end(self) -> None:
+        consumer = self._consumer
+        if self._reader is None or consumer is None:
+            raise StoreError(f"topic {self.topic} ({self._what}): the log is not started")
+        ends = await consumer.end_offsets(self._partitions)
+        while True:
+            if self._failure is not None:
+                raise self._error("reading", self._failure)
+            behind = [tp for tp in self._partitions if await consumer.position(tp) < ends[tp]]
+            if not behind:
+                return
+            async with self._progress:
+                await self._progress.wait()
+
+    async def send(self, key: bytes | str, value: bytes | None) -> None:
+        """Write one record and wait for the broker's acknowledgement; StoreError naming the topic."""
+        await self.send_all([(key, value)])
+
+    async def send_all(self, records: list[tuple[bytes | str, bytes | None]]) -> None:
+        """Write records in order and wait until the broker acknowledged every one."""
+        producer = self._producer
+        if producer is None:
+            raise StoreError(f"topic {self.topic} ({self._what}): the log is not started")
+        try:
+            async with self._send_lock:
+                futures = [await producer.send(self.topic, value, key=_bytes(key)) for key, value in records]
+            await asyncio.wait_for(asyncio.gather(*futures), READ_WRITE_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            raise StoreError(
+                f"topic {self.topic} ({self._what}): write not acknowledged within {READ_WRITE_TIMEOUT_S:g} s"
+            ) from None
+        except KafkaError as exc:
+            raise self._error("writing", exc) from exc
+
+    def send_nowait(self, key: bytes | str, value: bytes | None) -> None:
+        """Write one record without waiting; a failure is logged (status writes, as in Kafka)."""
+        task = asyncio.ensure_future(self.send(key, value))
+        self._unacknowledged.add(task)
+        task.add_done_callback(self._log_send_failure)
+
+    def _log_send_failure(self, task: asyncio.Future[None]) -> None:
+        self._unacknowledged.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("Failed to write to topic %s: %s", self.topic, task.exception())
+
+
+def _bytes(key: bytes | str) -> bytes:
+    return key.encode("utf-8") if isinstance(key, str) else key

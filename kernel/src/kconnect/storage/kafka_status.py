@@ -1,0 +1,201 @@
+"""Connector and task statuses and active topics in the status topic (Kafka's KafkaStatusBackingStore).
+
+Every worker writes the statuses of the instances it runs and reads everyone's, so REST on any
+worker reports the whole cluster. Writes are fire-and-forget, as in Kafka: `put_*` updates this
+worker's view at once and sends the record in the background (a failed send is logged). Records
+read from the topic, in log order, then set every worker's view; a status of a deleted
+connector or task is a tombstone. A task's UNASSIGNED from another worker, of a generation no newer
+than the RUNNING it would replace, is ignored (Kafka's rule against a stale worker's late write
+during rebalances; Kafka applies it to the running worker's own UNASSIGNED too, kconnect does not,
+so a worker's own status change always shows).
+
+Each status carries the group generation of the worker that wrote it, from the `generation`
+callable (the distributed herder passes its membership's current generation).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kconnect.herder.api import StateInfo, TaskStateInfo
+from kconnect.herder.model import ConnectorTaskId, State
+from kconnect.storage.kafka_log import KafkaBasedLog
+from kconnect.storage.record_formats import (
+    CONNECTOR_STATUS_PREFIX,
+    TASK_STATUS_PREFIX,
+    TOPIC_STATUS_PREFIX,
+    RecordFormatError,
+    StatusRecord,
+    connector_status_key,
+    parse_status_value,
+    parse_task_id,
+    parse_topic_status_key,
+    state_info,
+    status_value,
+    task_state_info,
+    task_status_key,
+    topic_status_key,
+    topic_status_value,
+)
+from kconnect.storage.topics import TopicSpec, ensure_topic
+from kconnect.worker_config import InternalTopicConfig
+
+log = logging.getLogger(__name__)
+
+PURPOSE = "connector and task statuses"
+"""What the status topic holds, in Kafka's words (used in topic error messages)."""
+
+
+class KafkaStatusBackingStore:
+    """A StatusBackingStore on the status topic, shared by every worker of the cluster."""
+
+    def __init__(
+        self,
+        worker_props: Mapping[str, str],
+        topic: InternalTopicConfig,
+        *,
+        generation: Callable[[], int] = lambda: 0,
+        client_id: str = "connect-statuses",
+    ) -> None:
+        self._worker_props = worker_props
+        self._spec = TopicSpec(topic.name, topic.key, PURPOSE, topic.partitions, topic.replication_factor)
+        self._generation = generation
+        self._connectors: dict[str, StatusRecord] = {}
+        self._tasks: dict[ConnectorTaskId, StatusRecord] = {}
+        self._topics: dict[str, set[str]] = {}
+        self._log = KafkaBasedLog(
+            topic.name, worker_props, self._on_record, client_id=client_id, what=PURPOSE
+        )
+
+    @property
+    def topic(self) -> str:
+        """The status topic's name."""
+        return self._spec.name
+
+    async def start(self) -> None:
+        """Create or check the topic (InternalTopicError when unfit), then read it to the end."""
+        await ensure_topic(self._worker_props, self._spec)
+        await self._log.start()
+
+    async def stop(self) -> None:
+        """Stop reading and close the clients (statuses already handed over are still sent)."""
+        await self._log.stop()
+
+    async def read_to_end(self) -> None:
+        """Return once every status written before the call is visible here."""
+        await self._log.read_to_end()
+
+    async def flush(self) -> None:
+        """Wait until this worker's status writes so far were acknowledged (or failed and were logged)."""
+        await self._log.flush()
+
+    def _record(self, status: StateInfo) -> StatusRecord:
+        return StatusRecord(status.state, status.worker_id, self._generation(), status.trace, status.version)
+
+    def put_connector(self, connector: str, status: StateInfo) -> None:
+        """Record the connector's observed state (DESTROYED is a tombstone)."""
+        if status.state is State.DESTROYED:
+            self._connectors.pop(connector, None)
+            self._log.send_nowait(connector_status_key(connector), None)
+            return
+        record = self._record(status)
+        self._connectors[connector] = record
+        self._log.send_nowait(connector_status_key(connector), status_value(record))
+
+    def put_task(self, task: ConnectorTaskId, status: TaskStateInfo) -> None:
+        """Record one task's observed state (DESTROYED is a tombstone)."""
+        if status.state is State.DESTROYED:
+            self.remove_task(task)
+            return
+        record = self._record(status)
+        self._tasks[task] = record
+        self._log.send_nowait(task_status_key(task), status_value(record))
+
+    def remove_task(self, task: ConnectorTaskId) -> None:
+        """Tombstone one task's status."""
+        self._tasks.pop(task, None)
+        self._log.send_nowait(task_status_key(task), None)
+
+    def get_connector(self, connector: str) -> StateInfo | None:
+        """The connector's last known state, from any worker."""
+        record = self._connectors.get(connector)
+        return None if record is None else state_info(record)
+
+    def get_task(self, task: ConnectorTaskId) -> TaskStateInfo | None:
+        """One task's last known state, from any worker."""
+        record = self._tasks.get(task)
+        return None if record is None else task_state_info(task, record)
+
+    def generation_of(self, task: ConnectorTaskId) -> int | None:
+        """The generation the task's last known status was written in."""
+        record = self._tasks.get(task)
+        return None if record is None else record.generation
+
+    def remove(self, connector: str) -> None:
+        """Tombstone the connector's status, its tasks' statuses and its active topics."""
+        self.put_connector(connector, StateInfo(State.DESTROYED, ""))
+        for task in [t for t in self._tasks if t.connector == connector]:
+            self.remove_task(task)
+        self.reset_topics(connector)
+
+    def put_topic(self, connector: str, topic: str) -> None:
+        """Record that the connector used `topic` (once: a known topic is not written again)."""
+        if topic in self._topics.get(connector, ()):
+            return
+        self._topics.setdefault(connector, set()).add(topic)
+        # Kafka records the discovering task's number; kconnect's callers do not know it: task 0.
+        value = topic_status_value(connector, topic, 0, int(time.time() * 1000))
+        self._log.send_nowait(topic_status_key(connector, topic), value)
+
+    def topics(self, connector: str) -> list[str]:
+        """Topics the connector used since its topics were last reset, sorted."""
+        return sorted(self._topics.get(connector, ()))
+
+    def reset_topics(self, connector: str) -> None:
+        """Tombstone every active topic of the connector."""
+        for topic in self._topics.pop(connector, set()):
+            self._log.send_nowait(topic_status_key(connector, topic), None)
+
+    def _on_record(self, record: Any) -> None:
+        key = record.key.decode("utf-8", "replace") if record.key is not None else ""
+        try:
+            self._apply(key, record.value)
+        except RecordFormatError as exc:
+            log.warning("Skipping record %r of status topic %s: %s", key, self.topic, exc)
+
+    def _apply(self, key: str, value: bytes | None) -> None:
+        if key.startswith(CONNECTOR_STATUS_PREFIX):
+            connector = key[len(CONNECTOR_STATUS_PREFIX) :]
+            if not connector:
+                raise RecordFormatError("empty connector name")
+            if value is None:
+                self._connectors.pop(connector, None)
+                self._tasks = {t: s for t, s in self._tasks.items() if t.connector != connector}
+            else:
+                self._connectors[connector] = parse_status_value(value)
+        elif key.startswith(TASK_STATUS_PREFIX):
+            task = parse_task_id(key, TASK_STATUS_PREFIX)
+            if value is None:
+                self._tasks.pop(task, None)
+                return
+            status, current = parse_status_value(value), self._tasks.get(task)
+            if (
+                status.state is State.UNASSIGNED
+                and current is not None
+                and current.state is State.RUNNING
+                and current.generation >= status.generation
+                and current.worker_id != status.worker_id
+            ):
+                return  # another worker's stale UNASSIGNED from a rebalance must not hide a running task
+            self._tasks[task] = status
+        elif key.startswith(TOPIC_STATUS_PREFIX):
+            connector, topic = parse_topic_status_key(key)
+            if value is None:
+                self._topics.get(connector, set()).discard(topic)
+            else:
+                self._topics.setdefault(connector, set()).add(topic)
+        else:
+            raise RecordFormatError("unknown status key")

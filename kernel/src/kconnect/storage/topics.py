@@ -1,0 +1,149 @@
+"""The internal topics: created at start-up when missing, refused when unfit (Kafka's TopicAdmin).
+
+`ensure_topic` runs before a Kafka-backed store reads its topic. A missing topic is created with
+the configured partitions and replication factor and ``cleanup.policy=compact``. An existing topic
+must be compacted only (``cleanup.policy=compact``, Kafka's ``verifyTopicCleanupPolicyOnlyCompact``),
+and the config topic must have one partition; otherwise the worker refuses to start with an
+`InternalTopicError` whose one-line message (Kafka's text) names the topic, the property and the fix.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+from aiokafka.errors import KafkaError, for_code
+
+from kconnect.errors import ConnectError
+from kconnect.storage.kafka_log import internal_client_props
+
+log = logging.getLogger(__name__)
+
+_NO_ERROR, _UNKNOWN_TOPIC, _TOPIC_EXISTS = 0, 3, 36
+_NOT_PERMITTED = {29, 31}  # TOPIC_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED
+
+
+class InternalTopicError(ConnectError):
+    """An internal topic cannot be created or is unfit (wrong partitions, not compacted); names the topic."""
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    """One internal topic as the worker config describes it."""
+
+    name: str
+    config_key: str
+    """The worker property naming the topic (``config.storage.topic``...), for messages."""
+    purpose: str
+    """What the topic holds, in Kafka's words ("connector configurations"...)."""
+    partitions: int
+    replication_factor: int
+    """-1: the broker's ``default.replication.factor``."""
+    single_partition: bool = False
+
+
+async def ensure_topic(worker_props: Mapping[str, str], spec: TopicSpec) -> bool:
+    """Create the topic if missing, else check it; True if it was created.
+
+    Raises InternalTopicError naming the topic when it cannot be created, is not compacted, or
+    (the config topic) has more than one partition.
+    """
+    admin = AIOKafkaAdminClient(**_admin_kwargs(worker_props))
+    try:
+        await admin.start()
+        created = await _create(admin, spec)
+        if not created:
+            await _verify_cleanup_policy(admin, spec)
+        if spec.single_partition:
+            await _verify_single_partition(admin, spec)
+    except KafkaError as exc:
+        raise InternalTopicError(
+            f"Topic '{spec.name}' ({spec.config_key}) cannot be checked: {exc!r}"
+        ) from exc
+    finally:
+        await admin.close()
+    return created
+
+
+def _admin_kwargs(worker_props: Mapping[str, str]) -> dict[str, Any]:
+    props = internal_client_props(worker_props)
+    kwargs: dict[str, Any] = {"bootstrap_servers": props["bootstrap.servers"]}
+    for key, name in (("security.protocol", "security_protocol"), ("sasl.mechanism", "sasl_mechanism")):
+        if f"producer.{key}" in props:
+            kwargs[name] = props[f"producer.{key}"]
+    if "producer.request.timeout.ms" in props:
+        kwargs["request_timeout_ms"] = int(props["producer.request.timeout.ms"])
+    return kwargs
+
+
+async def _create(admin: AIOKafkaAdminClient, spec: TopicSpec) -> bool:
+    broker_default = spec.partitions == -1 or spec.replication_factor == -1
+    topic = NewTopic(
+        spec.name,
+        spec.partitions,
+        spec.replication_factor,
+        # aiokafka wants replica assignments exactly when a count is left to the broker; none is fine.
+        replica_assignments={} if broker_default else None,
+        topic_configs={"cleanup.policy": "compact"},
+    )
+    response = await admin.create_topics([topic])
+    for _name, code, message in response.topic_errors:
+        if code == _NO_ERROR:
+            log.info(
+                "Created topic '%s' (%s) with %s partitions, replication factor %s, cleanup.policy=compact",
+                spec.name, spec.config_key, spec.partitions, spec.replication_factor,
+            )  # fmt: skip
+            return True
+        if code == _TOPIC_EXISTS:
+            return False
+        if code in _NOT_PERMITTED:
+            log.warning("Not allowed to create topic '%s'; assuming it exists: %s", spec.name, message)
+            return False
+        raise InternalTopicError(
+            f"Unable to create topic '{spec.name}' ({spec.config_key}, {spec.partitions} partitions, "
+            f"replication factor {spec.replication_factor}): {for_code(code).__name__}: {message}"
+        )
+    return False
+
+
+async def _verify_cleanup_policy(admin: AIOKafkaAdminClient, spec: TopicSpec) -> None:
+    responses = await admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, spec.name, None)])
+    policies: set[str] = set()
+    for response in responses:
+        for code, _message, _type, _name, entries in response.resources:
+            if code != _NO_ERROR:
+                continue
+            for entry in entries:
+                if entry[0] == "cleanup.policy" and entry[1] is not None:
+                    policies = {p.strip().lower() for p in entry[1].split(",") if p.strip()}
+    if not policies:
+        log.info(
+            "Unable to verify that the cleanup policy of topic '%s' is 'compact' (cannot describe it)",
+            spec.name,
+        )
+        return
+    if policies != {"compact"}:
+        found = ",".join(sorted(policies))
+        raise InternalTopicError(
+            f"Topic '{spec.name}' supplied via the '{spec.config_key}' property is required to have "
+            f"'cleanup.policy=compact' to guarantee consistency and durability of {spec.purpose}, but found "
+            f"the topic currently has 'cleanup.policy={found}'. Continuing would likely result in eventually "
+            f"losing {spec.purpose} and problems restarting this Connect cluster in the future. Change the "
+            f"'{spec.config_key}' property in the Connect worker configurations to use a topic with "
+            "'cleanup.policy=compact'."
+        )
+
+
+async def _verify_single_partition(admin: AIOKafkaAdminClient, spec: TopicSpec) -> None:
+    described = await admin.describe_topics([spec.name])
+    count = sum(len(t["partitions"]) for t in described if t["topic"] == spec.name)
+    if count > 1:
+        raise InternalTopicError(
+            f"Topic '{spec.name}' supplied via the '{spec.config_key}' property is required to have a single "
+            f"partition in order to guarantee consistency of connector configurations, but found {count} "
+            "partitions."
+        )

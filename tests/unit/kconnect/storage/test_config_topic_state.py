@@ -1,0 +1,117 @@
+"""Folding the config topic (Kafka's rules): commits apply task configs, inconsistencies, deletions."""
+
+from __future__ import annotations
+
+from kconnect.herder.api import RestartRequest
+from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.storage.config_records import (
+    ConfigRecord,
+    ConnectorConfigRecord,
+    RestartRecord,
+    TargetStateRecord,
+    TaskCommitRecord,
+    TaskConfigRecord,
+    parse_config_record,
+)
+from kconnect.storage.config_topic_state import (
+    ConfigTopicState,
+    ConfigUpdate,
+    ConnectorConfigRemoved,
+    ConnectorConfigUpdated,
+    RestartRequested,
+    TargetStateChanged,
+    TaskConfigsUpdated,
+)
+
+from tests.unit.kconnect.storage.java_records import CONFIG_TOPIC
+
+
+def fold(
+    *records: ConfigRecord, state: ConfigTopicState | None = None
+) -> tuple[ConfigTopicState, list[ConfigUpdate]]:
+    state = state or ConfigTopicState()
+    updates: list[ConfigUpdate] = []
+    for record in records:
+        updates += state.apply(record, state.offset + 1)
+    return state, updates
+
+
+def task(connector: str, n: int, **config: str) -> TaskConfigRecord:
+    return TaskConfigRecord(ConnectorTaskId(connector, n), {"n": str(n), **config})
+
+
+def test_javas_config_topic_folds_to_what_java_shows() -> None:
+    state = ConfigTopicState()
+    for offset, (_, key, value) in enumerate(CONFIG_TOPIC):
+        state.apply(parse_config_record(key.decode(), value), offset)
+    snapshot = state.snapshot()
+    assert snapshot.connectors() == ["gold-src"]  # gold-gone was deleted
+    assert snapshot.target_state("gold-src") is TargetState.STOPPED
+    assert snapshot.task_count("gold-src") == 0  # stopped: zero tasks committed
+    assert snapshot.offset == len(CONFIG_TOPIC)
+    assert state.session_key is not None and state.session_key.algorithm == "HmacSHA256"
+
+
+def test_task_configs_are_invisible_until_their_commit() -> None:
+    state, updates = fold(ConnectorConfigRecord("a", {"k": "v"}), task("a", 0), task("a", 1))
+    assert state.snapshot().task_count("a") == 0
+    assert updates == [ConnectorConfigUpdated("a")]
+    _, updates = fold(TaskCommitRecord("a", 2), state=state)
+    assert state.snapshot().task_configs["a"] == ({"n": "0"}, {"n": "1"})
+    assert updates == [TaskConfigsUpdated("a", (ConnectorTaskId("a", 0), ConnectorTaskId("a", 1)))]
+
+
+def test_a_reconfiguration_written_halfway_keeps_the_committed_tasks() -> None:
+    state, _ = fold(ConnectorConfigRecord("a", {}), task("a", 0), task("a", 1), TaskCommitRecord("a", 2))
+    fold(task("a", 0, new="yes"), state=state)  # the leader died before task 1 and the commit
+    assert state.snapshot().task_configs["a"] == ({"n": "0"}, {"n": "1"})
+
+
+def test_a_commit_missing_task_configs_flags_the_connector_inconsistent() -> None:
+    # Compaction removed task 0's record of the first round; the commit cannot be applied.
+    state, updates = fold(ConnectorConfigRecord("a", {}), task("a", 1), TaskCommitRecord("a", 2))
+    snapshot = state.snapshot()
+    assert snapshot.inconsistent == frozenset({"a"})
+    assert snapshot.task_count("a") == 0
+    assert updates == [ConnectorConfigUpdated("a")]
+    _, updates = fold(task("a", 0), task("a", 1), TaskCommitRecord("a", 2), state=state)
+    assert state.snapshot().inconsistent == frozenset()
+    assert state.snapshot().task_count("a") == 2
+
+
+def test_fewer_tasks_after_compaction_is_consistent() -> None:
+    state, _ = fold(ConnectorConfigRecord("a", {}), task("a", 1), task("a", 0), TaskCommitRecord("a", 1))
+    assert state.snapshot().task_configs["a"] == ({"n": "0"},)
+
+
+def test_deletion_forgets_config_target_and_tasks() -> None:
+    state, _ = fold(
+        ConnectorConfigRecord("a", {}), task("a", 0), TaskCommitRecord("a", 1),
+        TargetStateRecord("a", TargetState.PAUSED),
+    )  # fmt: skip
+    _, updates = fold(ConnectorConfigRecord("a", None), TargetStateRecord("a", None), state=state)
+    assert updates == [ConnectorConfigRemoved("a")]
+    assert not state.snapshot().contains("a") and state.snapshot().task_configs == {}
+    _, updates = fold(ConnectorConfigRecord("a", {"again": "1"}), state=state)
+    assert state.snapshot().target_state("a") is TargetState.STARTED
+    assert state.snapshot().task_count("a") == 0
+
+
+def test_a_commit_for_a_deleted_and_compacted_connector_is_ignored() -> None:
+    state, updates = fold(task("gone", 0), TaskCommitRecord("gone", 1))
+    assert updates == [] and state.snapshot().task_configs == {}
+
+
+def test_target_state_changes_are_told_only_for_existing_connectors_and_real_changes() -> None:
+    state, updates = fold(TargetStateRecord("a", TargetState.PAUSED), ConnectorConfigRecord("a", {}))
+    assert updates == [ConnectorConfigUpdated("a")]
+    assert state.snapshot().target_state("a") is TargetState.PAUSED  # created paused
+    _, updates = fold(
+        TargetStateRecord("a", TargetState.PAUSED), TargetStateRecord("a", TargetState.STOPPED), state=state
+    )
+    assert updates == [TargetStateChanged("a", TargetState.STOPPED)]
+
+
+def test_restart_requests_are_told() -> None:
+    request = RestartRequest("a", only_failed=True, include_tasks=True)
+    assert fold(RestartRecord(request))[1] == [RestartRequested(request)]
