@@ -15,8 +15,13 @@ from typing import Any
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 from kconnect.distributed.assignor import ConfiguredWork
-from kconnect.distributed.group_member import GroupMember, GroupMembershipError
-from kconnect.distributed.membership import AssignmentReceived, MembershipEvent, MembershipLost
+from kconnect.distributed.group_member import GroupMember
+from kconnect.distributed.membership import (
+    AssignmentReceived,
+    GroupMembershipError,
+    MembershipEvent,
+    MembershipLost,
+)
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.herder.model import ConnectorTaskId
 from kconnect.worker_config import GroupConfig

@@ -25,7 +25,23 @@ from aiokafka.client import AIOKafkaClient, ConnectionGroup, CoordinationType
 from aiokafka.protocol.group import HeartbeatRequest, JoinGroupRequest, LeaveGroupRequest, SyncGroupRequest
 
 from kconnect.distributed.assignor import AssignorState, ConfiguredWork, assign
-from kconnect.distributed.membership import FENCING_ERRORS, Membership, MembershipEvent, MembershipLost
+from kconnect.distributed.membership import (
+    COORDINATOR_NOT_AVAILABLE,
+    FENCING_ERRORS,
+    MEMBER_ID_REQUIRED,
+    NO_ANSWER,
+    NONE,
+    NOT_COORDINATOR,
+    REBALANCE_IN_PROGRESS,
+    RETRIABLE_JOIN_ERRORS,
+    GroupMembershipError,
+    Membership,
+    MembershipEvent,
+    MembershipLost,
+    MemberState,
+    error_name,
+    join_error_message,
+)
 from kconnect.distributed.protocol import (
     PROTOCOL_TYPE,
     ConnectorsAndTasks,
@@ -35,7 +51,7 @@ from kconnect.distributed.protocol import (
     encode_assignment,
     join_protocols,
 )
-from kconnect.errors import ConnectError
+from kconnect.errors import IllegalWorkerStateError
 from kconnect.worker_config import GroupConfig
 
 log = logging.getLogger(__name__)
@@ -44,15 +60,6 @@ EventHandler = Callable[[MembershipEvent], Awaitable[None]]
 """The herder's coroutine that receives membership events; the member awaits each call."""
 
 RETRY_BACKOFF_S = 0.1
-MEMBER_ID_REQUIRED, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR = 79, 14, 15, 16
-RETRIABLE_JOIN_ERRORS = frozenset(
-    {COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, 27}
-)
-INCONSISTENT_GROUP_PROTOCOL, INVALID_SESSION_TIMEOUT = 23, 26
-
-
-class GroupMembershipError(ConnectError):
-    """The worker cannot be a member of its group; the message names the key or group and why."""
 
 
 class GroupMember:
@@ -88,6 +95,7 @@ class GroupMember:
         self._membership = Membership(ConnectProtocol.from_config(config.connect_protocol))
         self._assignor_state = AssignorState()
         self._coordinator_id: int | None = None
+        self._lookup_lock = asyncio.Lock()
         self._rejoin = asyncio.Event()
         self._rejoin_reason = "joining the group"
         self._scheduled: asyncio.TimerHandle | None = None
@@ -130,10 +138,10 @@ class GroupMember:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._scheduled is not None:
             self._scheduled.cancel()
-        with contextlib.suppress(ConnectError):
+        with contextlib.suppress(IllegalWorkerStateError):
             self._membership.leave()
         await self._send_leave()
-        with contextlib.suppress(ConnectError):
+        with contextlib.suppress(IllegalWorkerStateError):
             self._membership.left()
         await self._client.close()
         self._closed.set()
@@ -222,35 +230,52 @@ class GroupMember:
         while True:
             await asyncio.sleep(self._config.heartbeat_interval_ms / 1000)
             m = self._membership
-            if m.state.value != "STABLE" or self._coordinator_id is None:
+            if m.state is not MemberState.STABLE:
                 last_ok = time.monotonic()
                 continue
             generation, member_id = m.generation, m.member_id
-            try:
-                response = await self._send(HeartbeatRequest(self._config.group_id, generation, member_id))
-                code = int(response.error_code)
-            except kafka_errors.KafkaError as exc:
-                log.warning("Group %s: heartbeat failed: %s", self._config.group_id, exc)
-                code = -1
-            if (m.generation, m.member_id) != (generation, member_id) or m.state.value != "STABLE":
+            code = await self._send_heartbeat(generation, member_id)
+            if (m.generation, m.member_id) != (generation, member_id) or m.state is not MemberState.STABLE:
                 continue  # the member rejoined meanwhile: this answer is about the old generation
-            if code in (0, 27):
+            if code in (NONE, REBALANCE_IN_PROGRESS):
                 last_ok = time.monotonic()
-            events = m.on_heartbeat(code) if code >= 0 else []
+            elif code != NO_ANSWER:
+                log.warning("Group %s: heartbeat answered %s", self._config.group_id, error_name(code))
+            events = m.on_heartbeat(code) if code != NO_ANSWER else []
             if not events and time.monotonic() - last_ok > session:
-                events = m.fenced(
-                    f"no heartbeat answered for session.timeout.ms={self._config.session_timeout_ms}"
-                )
+                reason = f"no heartbeat answered within session.timeout.ms={self._config.session_timeout_ms}"
+                events = m.fenced(reason)
             if events or m.rejoin_needed:
-                if code in FENCING_ERRORS or code == 27:
-                    log.info("Group %s: heartbeat answered %s", self._config.group_id, _error_name(code))
                 self._pending += events
-                self.request_rejoin("the group is rebalancing" if code == 27 else "membership lost")
+                self.request_rejoin(
+                    "the group is rebalancing" if code == REBALANCE_IN_PROGRESS else "membership lost"
+                )
+
+    async def _send_heartbeat(self, generation: int, member_id: str) -> int:
+        """One heartbeat's error code, or NO_ANSWER when the coordinator cannot be reached."""
+        if self._coordinator_id is None and not await self._lookup_coordinator():
+            return NO_ANSWER
+        try:
+            response = await self._send(HeartbeatRequest(self._config.group_id, generation, member_id))
+        except kafka_errors.KafkaError as exc:
+            log.warning("Group %s: heartbeat failed: %s", self._config.group_id, exc)
+            return NO_ANSWER
+        code: int = response.error_code
+        if code in (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR):
+            self._coordinator_id = None
+        return code
 
     # --- requests -------------------------------------------------------------------------------------
 
     async def _ensure_coordinator(self) -> None:
-        while self._coordinator_id is None:
+        while not await self._lookup_coordinator():
+            await asyncio.sleep(RETRY_BACKOFF_S)
+
+    async def _lookup_coordinator(self) -> bool:
+        """One FindCoordinator attempt (if none is known); whether a coordinator is known and reachable."""
+        async with self._lookup_lock:
+            if self._coordinator_id is not None:
+                return True
             try:
                 node = await self._client.coordinator_lookup(CoordinationType.GROUP, self._config.group_id)
             except kafka_errors.KafkaError as exc:
@@ -260,13 +285,12 @@ class GroupMember:
                     ) from exc
                 log.warning("Group %s: coordinator lookup failed: %s", self._config.group_id, exc)
                 await self._client.force_metadata_update()
-                await asyncio.sleep(RETRY_BACKOFF_S)
-                continue
-            if await self._client.ready(node, group=ConnectionGroup.COORDINATION):
-                self._coordinator_id = node
-                log.info("Group %s: coordinator is broker %s", self._config.group_id, node)
-            else:
-                await asyncio.sleep(RETRY_BACKOFF_S)
+                return False
+            if not await self._client.ready(node, group=ConnectionGroup.COORDINATION):
+                return False
+            self._coordinator_id = node
+            log.info("Group %s: coordinator is broker %s", self._config.group_id, node)
+            return True
 
     async def _send(self, request: Any) -> Any:
         if self._coordinator_id is None:
@@ -302,14 +326,14 @@ class GroupMember:
                 break
             m.member_id_required(joined.member_id)
         if code in FENCING_ERRORS:
-            self._pending += m.fenced(f"the group coordinator answered {_error_name(code)} to JoinGroup")
+            self._pending += m.fenced(f"the group coordinator answered {error_name(code)} to JoinGroup")
             return False
         if code in RETRIABLE_JOIN_ERRORS:
             if code in (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR):
                 self._coordinator_id = None
             return False
         if code != 0:
-            raise GroupMembershipError(self._join_error(code))
+            raise GroupMembershipError(join_error_message(code, self._config))
         m.joined(joined.generation_id, joined.member_id, joined.leader_id, joined.group_protocol)
         log.info(
             "Group %s: joined generation %s as %s (protocol %s)", group, m.generation, m.member_id, m.protocol
@@ -327,10 +351,10 @@ class GroupMember:
             return False
         code = int(synced.error_code)
         if code in FENCING_ERRORS:
-            self._pending += m.fenced(f"the group coordinator answered {_error_name(code)} to SyncGroup")
+            self._pending += m.fenced(f"the group coordinator answered {error_name(code)} to SyncGroup")
             return False
         if code != 0:
-            log.info("Group %s: SyncGroup answered %s; joining again", group, _error_name(code))
+            log.info("Group %s: SyncGroup answered %s; joining again", group, error_name(code))
             m.sync_failed()
             return False
         self._pending += m.synced(decode_assignment(synced.member_assignment), owners, urls)
@@ -370,26 +394,3 @@ class GroupMember:
                 self._config.group_id,
                 exc,
             )
-
-    def _join_error(self, code: int) -> str:
-        group = self._config.group_id
-        if code == INCONSISTENT_GROUP_PROTOCOL:
-            return (
-                f"group.id {group}: the group coordinator refused this worker (INCONSISTENT_GROUP_PROTOCOL): "
-                "the group is used by something else than Connect workers (a consumer group?), or its "
-                "workers' connect.protocol values have no protocol in common"
-            )
-        if code == INVALID_SESSION_TIMEOUT:
-            return (
-                f"session.timeout.ms={self._config.session_timeout_ms}: the broker refused it "
-                "(INVALID_SESSION_TIMEOUT): it must lie within the broker's group.min.session.timeout.ms "
-                "and group.max.session.timeout.ms"
-            )
-        return f"group.id {group}: JoinGroup failed: {_error_name(code)}"
-
-
-def _error_name(code: int) -> str:
-    if code < 0:
-        return "no answer"
-    error = kafka_errors.for_code(code)
-    return str(getattr(error, "message", error.__name__))

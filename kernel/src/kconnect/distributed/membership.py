@@ -24,8 +24,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+import aiokafka.errors as kafka_errors
+
 from kconnect.distributed.protocol import EMPTY, Assignment, ConnectorsAndTasks, ConnectProtocol, WorkerState
-from kconnect.errors import IllegalWorkerStateError
+from kconnect.errors import ConnectError, IllegalWorkerStateError
+from kconnect.worker_config import GroupConfig
 
 
 class MemberState(Enum):
@@ -54,8 +57,16 @@ TRANSITIONS: Mapping[MemberState, frozenset[MemberState]] = {
 }
 """Allowed moves: state -> the states it may go to."""
 
-# Kafka error codes a heartbeat or SyncGroup can answer, and what each means for the member.
+# Kafka error codes the group coordinator answers, and what each means for the member.
 NONE, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID = 0, 22, 25, 27, 82
+MEMBER_ID_REQUIRED, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR = 79, 14, 15, 16
+INCONSISTENT_GROUP_PROTOCOL, INVALID_SESSION_TIMEOUT = 23, 26
+NO_ANSWER = -1
+"""Not a Kafka code: the request got no answer (connection lost, coordinator unknown)."""
+RETRIABLE_JOIN_ERRORS = frozenset(
+    {COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, REBALANCE_IN_PROGRESS}
+)
+"""JoinGroup answers after which the member simply joins again (other non-fencing errors are fatal)."""
 FENCING_ERRORS: Mapping[int, str] = {
     ILLEGAL_GENERATION: "ILLEGAL_GENERATION",
     UNKNOWN_MEMBER_ID: "UNKNOWN_MEMBER_ID",
@@ -255,3 +266,32 @@ class Membership:
     def left(self) -> None:
         """LeaveGroup was sent (or could not be): the member is done."""
         self._move(MemberState.LEFT)
+
+
+class GroupMembershipError(ConnectError):
+    """The worker cannot be a member of its group; the message names the key or group and why."""
+
+
+def error_name(code: int) -> str:
+    """Kafka's name of an error code (``REBALANCE_IN_PROGRESS``...), for logs and messages."""
+    if code == NO_ANSWER:
+        return "no answer"
+    error = kafka_errors.for_code(code)
+    return str(getattr(error, "message", error.__name__))
+
+
+def join_error_message(code: int, config: GroupConfig) -> str:
+    """Why JoinGroup failed for good, naming the key to change (GroupMembershipError's text)."""
+    if code == INCONSISTENT_GROUP_PROTOCOL:
+        return (
+            f"group.id {config.group_id}: the group coordinator refused this worker "
+            "(INCONSISTENT_GROUP_PROTOCOL): the group is used by something else than Connect workers "
+            "(a consumer group?), or its workers' connect.protocol values have no protocol in common"
+        )
+    if code == INVALID_SESSION_TIMEOUT:
+        return (
+            f"session.timeout.ms={config.session_timeout_ms}: the broker refused it "
+            "(INVALID_SESSION_TIMEOUT): it must lie within the broker's group.min.session.timeout.ms "
+            "and group.max.session.timeout.ms"
+        )
+    return f"group.id {config.group_id}: JoinGroup failed: {error_name(code)}"
