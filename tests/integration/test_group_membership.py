@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka import AIOKafkaConsumer
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from kconnect.distributed.assignor import ConfiguredWork
 from kconnect.distributed.group_member import GroupMember
 from kconnect.distributed.membership import (
@@ -21,6 +22,7 @@ from kconnect.distributed.membership import (
     GroupMembershipError,
     MembershipEvent,
     MembershipLost,
+    RebalanceStarted,
 )
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.herder.model import ConnectorTaskId
@@ -37,14 +39,17 @@ SESSION_MS = 6000  # the broker's group.min.session.timeout.ms
 class Worker:
     """The herder's part: runs what assignments add, stops what they revoke, records every event."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, failing: bool = False) -> None:
         self.name = name
+        self.failing = failing
         self.events: list[tuple[float, MembershipEvent]] = []
         self.running: ConnectorsAndTasks = EMPTY
         self.member: GroupMember | None = None
 
     async def on_event(self, event: MembershipEvent) -> None:
         self.events.append((time.monotonic(), event))
+        if self.failing and isinstance(event, AssignmentReceived):
+            raise RuntimeError(f"{self.name} cannot start {event.added}")
         if isinstance(event, AssignmentReceived):
             assert not set(event.added.tasks) & set(self.running.tasks), (
                 f"{self.name} told to start a running task"
@@ -74,7 +79,7 @@ async def group(kafka_bootstrap: str) -> AsyncIterator[Callable[..., Any]]:
     group_id = f"connect-test-{uuid.uuid4().hex[:8]}"
     members: list[GroupMember] = []
 
-    async def start(name: str, **overrides: Any) -> Worker:
+    async def start(name: str, failing: bool = False, **overrides: Any) -> Worker:
         settings: dict[str, Any] = {
             "group_id": group_id,
             "heartbeat_interval_ms": 500,
@@ -82,7 +87,7 @@ async def group(kafka_bootstrap: str) -> AsyncIterator[Callable[..., Any]]:
             "rebalance_timeout_ms": 10000,
             "scheduled_rebalance_max_delay_ms": DELAY_MS,
         }
-        worker = Worker(name)
+        worker = Worker(name, failing)
         member = GroupMember(
             bootstrap_servers=kafka_bootstrap,
             config=GroupConfig(**{**settings, **overrides}),
@@ -114,7 +119,7 @@ def a_follower(workers: list[Worker]) -> Worker:
     return next(w for w in workers if w.member is not None and w.member.member_id != leader_id)
 
 
-def settled(workers: list[Worker]) -> bool:
+def settled(workers: list[Worker], version: int = 2) -> bool:
     """Every worker in one generation, every task run exactly once, balanced, nothing pending."""
     generations = {w.generation for w in workers}
     tasks = sorted(t for w in workers for t in w.running.tasks)
@@ -124,7 +129,7 @@ def settled(workers: list[Worker]) -> bool:
     return (
         len(generations) == 1
         and len(last) == len(workers)
-        and all(a.revoked.is_empty() and a.delay_ms == 0 for a in last)
+        and all(a.revoked.is_empty() and a.delay_ms == 0 and a.protocol.version == version for a in last)
         and tasks == EVERY_TASK
         and connectors == ["sink", "source"]
         and max(sizes) - min(sizes) <= 1
@@ -235,3 +240,75 @@ async def test_a_session_timeout_the_broker_refuses_stops_the_member_with_a_clea
         await asyncio.wait_for(worker.member.wait_closed(), 30)
     lost = [e for _, e in worker.events if isinstance(e, MembershipLost)]
     assert len(lost) == 1 and "INVALID_SESSION_TIMEOUT" in lost[0].reason
+
+
+async def test_a_worker_back_within_the_delay_gets_the_departed_workers_work(
+    group: Callable[..., Any],
+) -> None:
+    a, b, c = [await group(name) for name in ("a", "b", "c")]
+    await eventually("three members share the work", lambda: settled([a, b, c]))
+    workers = [a, b, c]
+    c = a_follower(workers)
+    a, b = [w for w in workers if w is not c]
+    gone = c.running
+    assert c.member is not None
+    await c.member.leave()
+    await eventually("a and b hold c's work back", lambda: any(e.delay_ms > 0 for e in a.assignments()))
+    back = await group("c-restarted")  # a restarted worker: new member id, nothing running
+    await eventually(
+        "the restarted worker runs c's work", lambda: settled([a, b, back]), timeout=DELAY_MS / 1000 + 20
+    )
+    assert back.running == gone
+    assert all(e.revoked.is_empty() for w in (a, b) for e in w.assignments())
+
+
+async def test_an_eager_worker_makes_the_group_eager_and_every_rebalance_stops_everything(
+    group: Callable[..., Any], kafka_bootstrap: str
+) -> None:
+    a = await group("a", connect_protocol="eager")
+    b = await group("b")  # offers sessioned, compatible and default: only default is common
+    await eventually("a and b share the work eagerly", lambda: settled([a, b], version=0))
+    described = await describe(kafka_bootstrap, group.group_id)  # type: ignore[attr-defined]
+    assert (described["protocol_type"], described["protocol"]) == ("connect", "default")
+    before = {w.name: w.running for w in (a, b)}
+    joined_at = time.monotonic()
+    c = await group("c")
+    await eventually("a, b and c share the work eagerly", lambda: settled([a, b, c], version=0))
+    for w in (a, b):
+        started = [e for t, e in w.events if isinstance(e, RebalanceStarted) and t >= joined_at]
+        assert started and started[0].revoked == before[w.name], f"{w.name} kept work in an eager rebalance"
+
+
+async def test_a_group_id_used_by_a_consumer_group_is_refused_naming_group_id(
+    group: Callable[..., Any], kafka_bootstrap: str, unique_topic: str
+) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    await admin.start()
+    await admin.create_topics([NewTopic(unique_topic, 1, 1)])
+    await admin.close()
+    consumer = AIOKafkaConsumer(unique_topic, bootstrap_servers=kafka_bootstrap, group_id=group.group_id)  # type: ignore[attr-defined]
+    await consumer.start()
+    try:
+        await consumer.getmany(timeout_ms=2000)  # joined: the group now has protocol type "consumer"
+        worker = await group("a")
+        assert worker.member is not None
+        with pytest.raises(
+            GroupMembershipError, match=r"group.id connect-test-\w+: .*INCONSISTENT_GROUP_PROTOCOL"
+        ):
+            await asyncio.wait_for(worker.member.wait_closed(), 30)
+    finally:
+        await consumer.stop()
+
+
+async def test_a_handler_that_raises_stops_the_member_loudly_and_it_leaves_the_group(
+    group: Callable[..., Any], kafka_bootstrap: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    worker = await group("a", failing=True)
+    assert worker.member is not None
+    with pytest.raises(RuntimeError, match="a cannot start"):
+        await asyncio.wait_for(worker.member.wait_closed(), 30)
+    assert "failed; leaving the group" in caplog.text
+    lost = [e for _, e in worker.events if isinstance(e, MembershipLost)]
+    assert len(lost) == 1 and "a cannot start" in lost[0].reason
+    described = await describe(kafka_bootstrap, group.group_id)  # type: ignore[attr-defined]
+    assert described["members"] == []
