@@ -24,7 +24,8 @@ import aiokafka.errors as kafka_errors
 from aiokafka.client import AIOKafkaClient, ConnectionGroup, CoordinationType
 from aiokafka.protocol.group import HeartbeatRequest, JoinGroupRequest, LeaveGroupRequest, SyncGroupRequest
 
-from kconnect.distributed.assignor import AssignorState, ConfiguredWork, assign
+from kconnect.distributed.assignor import AssignorState, ConfiguredWork
+from kconnect.distributed.leader import lead
 from kconnect.distributed.membership import (
     COORDINATOR_NOT_AVAILABLE,
     FENCING_ERRORS,
@@ -47,8 +48,6 @@ from kconnect.distributed.protocol import (
     ConnectorsAndTasks,
     ConnectProtocol,
     decode_assignment,
-    decode_metadata,
-    encode_assignment,
     join_protocols,
 )
 from kconnect.errors import IllegalWorkerStateError
@@ -103,6 +102,7 @@ class GroupMember:
         self._tasks: list[asyncio.Task[None]] = []
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
+        self._fail_task: asyncio.Task[None] | None = None
         self._leaving = False
         self._closed = asyncio.Event()
 
@@ -128,9 +128,11 @@ class GroupMember:
     async def leave(self) -> None:
         """Stop heartbeating and coordinating, tell the coordinator this member leaves, close the client.
 
-        The herder stops its own work; no event follows. Safe to call twice or after a failure.
+        The herder stops its own work; no event follows. Safe to call twice or after a failure; not
+        from inside `on_event` (the call would wait for itself).
         """
-        if self._closed.is_set():
+        if self._leaving:
+            await self._closed.wait()
             return
         self._leaving = True
         for task in self._tasks:
@@ -184,12 +186,15 @@ class GroupMember:
             "Group %s: %s failed; leaving the group", self._config.group_id, task.get_name(), exc_info=error
         )
         self._failure = error
-        asyncio.get_running_loop().create_task(self._fail(error))
+        self._fail_task = asyncio.get_running_loop().create_task(self._fail(error))
 
     async def _fail(self, error: BaseException) -> None:
+        """Tell the herder its work is no longer this worker's, then leave the group."""
         lost = MembershipLost(f"group membership failed: {error}", self._membership.running)
         try:
             await self._on_event(lost)
+        except Exception:
+            log.exception("Group %s: the membership handler failed on %s", self._config.group_id, lost)
         finally:
             await self.leave()
 
@@ -336,13 +341,30 @@ class GroupMember:
             raise GroupMembershipError(join_error_message(code, self._config))
         m.joined(joined.generation_id, joined.member_id, joined.leader_id, joined.group_protocol)
         log.info(
-            "Group %s: joined generation %s as %s (protocol %s)", group, m.generation, m.member_id, m.protocol
+            "Group %s: joined generation %s as %s (protocol %s)",
+            group,
+            m.generation,
+            m.member_id,
+            joined.group_protocol,
         )
         owners: dict[str, ConnectorsAndTasks] = {}
         urls: dict[str, str] = {}
         assignments: list[tuple[str, bytes]] = []
         if joined.leader_id == joined.member_id:
-            owners, urls, assignments = self._lead(joined.members, joined.group_protocol)
+            round_ = lead(
+                group_id=group,
+                members=joined.members,
+                protocol_name=joined.group_protocol,
+                leader_id=m.member_id,
+                generation=m.generation,
+                last_completed_generation=m.last_completed_generation,
+                configured=self._configured(),
+                state=self._assignor_state,
+                now_ms=int(time.time() * 1000),
+                max_delay_ms=self._config.scheduled_rebalance_max_delay_ms,
+            )
+            self._assignor_state = round_.state
+            owners, urls, assignments = dict(round_.owners), dict(round_.member_urls), round_.answers
         try:
             synced = await self._send(SyncGroupRequest(group, m.generation, m.member_id, None, assignments))
         except kafka_errors.KafkaError as exc:
@@ -359,28 +381,6 @@ class GroupMember:
             return False
         self._pending += m.synced(decode_assignment(synced.member_assignment), owners, urls)
         return True
-
-    def _lead(
-        self, members: list[tuple[Any, ...]], protocol_name: str
-    ) -> tuple[dict[str, ConnectorsAndTasks], dict[str, str], list[tuple[str, bytes]]]:
-        """Run the assignor on the members' metadata (member id first, metadata last in each row)."""
-        m = self._membership
-        states = {str(row[0]): decode_metadata(bytes(row[-1])) for row in members}
-        result = assign(
-            leader_id=m.member_id,
-            version=ConnectProtocol.from_protocol_name(protocol_name).version,
-            members=states,
-            configured=self._configured(),
-            state=self._assignor_state,
-            last_completed_generation=m.last_completed_generation,
-            generation=m.generation,
-            now_ms=int(time.time() * 1000),
-            max_delay_ms=self._config.scheduled_rebalance_max_delay_ms,
-        )
-        self._assignor_state = result.state
-        log.info("Group %s: leader assigned %s", self._config.group_id, dict(result.assignments))
-        encoded = [(member, encode_assignment(a)) for member, a in result.assignments.items()]
-        return dict(result.owners), {member: s.url for member, s in states.items()}, encoded
 
     async def _send_leave(self) -> None:
         if not self._membership.member_id or self._coordinator_id is None:
