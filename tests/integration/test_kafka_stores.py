@@ -403,3 +403,27 @@ async def test_a_stale_unassigned_from_another_worker_does_not_hide_a_running_ta
     assert reader.get_task(task) == TaskStateInfo(State.RUNNING, "new:8083", id=0)
     new.put_task(task, TaskStateInfo(State.UNASSIGNED, "new:8083", id=0))  # its own change shows
     await wait_for(lambda: reader.get_task(task) == TaskStateInfo(State.UNASSIGNED, "new:8083", id=0), reader)
+
+
+async def test_statuses_written_just_before_stop_are_not_lost(cluster: Cluster) -> None:
+    a = KafkaStatusBackingStore(cluster.props, cluster.config.status_storage(), generation=lambda: 1)
+    await a.start()
+    tasks = [ConnectorTaskId("src", n) for n in range(20)]
+    for task in tasks:
+        a.put_task(task, TaskStateInfo(State.UNASSIGNED, "a:8083", id=task.task))
+    await a.stop()  # a worker shutting down writes its last statuses, then stops at once
+    b = await cluster.statuses()
+    assert [b.get_task(t) for t in tasks] == [
+        TaskStateInfo(State.UNASSIGNED, "a:8083", id=t.task) for t in tasks
+    ]
+
+
+# --- the broker ----------------------------------------------------------------------------------------
+
+
+async def test_an_unreachable_broker_refuses_the_start_naming_the_topic(cluster: Cluster) -> None:
+    cluster.props["bootstrap.servers"] = "localhost:1"
+    with pytest.raises(
+        InternalTopicError, match=r"Topic 'offsets-\w+' \(offset.storage.topic\) cannot be checked"
+    ):
+        await cluster.offsets()

@@ -76,7 +76,7 @@ class KafkaBasedLog:
         self._consumer: AIOKafkaConsumer | None = None
         self._partitions: list[TopicPartition] = []
         self._reader: asyncio.Task[None] | None = None
-        self._progress = asyncio.Condition()
+        self._advanced = asyncio.Event()  # set (then replaced) after every fetch, and when reading stops
         self._failure: BaseException | None = None
         # Hands records to the producer one caller at a time (FIFO), so writes keep their call order.
         self._send_lock = asyncio.Lock()
@@ -95,6 +95,7 @@ class KafkaBasedLog:
         # Clients are made here, on the running loop, so a store that never starts leaves none open.
         self._producer = producer = AIOKafkaProducer(**self._producer_kwargs)
         self._consumer = consumer = AIOKafkaConsumer(**self._consumer_kwargs)
+        self._failure = None
         try:
             await producer.start()
             await consumer.start()
@@ -139,15 +140,17 @@ class KafkaBasedLog:
                         self._on_record(record)
                     except Exception:  # one bad record must not stop the log, as in Kafka
                         log.exception("Unexpected error in the callback of topic %s", self.topic)
-            async with self._progress:
-                self._progress.notify_all()
+            self._signal()
+
+    def _signal(self) -> None:
+        advanced, self._advanced = self._advanced, asyncio.Event()
+        advanced.set()
 
     def _reader_done(self, task: asyncio.Task[None]) -> None:
-        if task.cancelled():
-            return
-        self._failure = task.exception()
-        if self._failure is not None:
+        self._failure = asyncio.CancelledError() if task.cancelled() else task.exception()
+        if not task.cancelled() and self._failure is not None:
             log.error("Reading topic %s (%s) stopped: %r", self.topic, self._what, self._failure)
+        self._signal()  # waiters must not wait for a reader that is gone
 
     async def read_to_end(self, timeout_s: float = READ_WRITE_TIMEOUT_S) -> None:
         """Return once every record written before this call was passed to `on_record`.
@@ -175,8 +178,7 @@ class KafkaBasedLog:
             behind = [tp for tp in self._partitions if await consumer.position(tp) < ends[tp]]
             if not behind:
                 return
-            async with self._progress:
-                await self._progress.wait()
+            await self._advanced.wait()
 
     async def send(self, key: bytes | str, value: bytes | None) -> None:
         """Write one record and wait for the broker's acknowledgement; StoreError naming the topic."""
