@@ -173,17 +173,19 @@ class GroupConfig:
         delay = _int(props, "scheduled.rebalance.max.delay.ms", 300000, source)
         if delay < 0:
             raise ConfigFileError(
-                f"{source}: scheduled.rebalance.max.delay.ms: invalid value {delay}: Value must be at least 0"
+                f"{source}: scheduled.rebalance.max.delay.ms: Invalid value {delay} for configuration "
+                "scheduled.rebalance.max.delay.ms: Value must be at least 0"
             )
         heartbeat = _int(props, "heartbeat.interval.ms", 3000, source)
         if heartbeat < 1:
             raise ConfigFileError(
-                f"{source}: heartbeat.interval.ms: invalid value {heartbeat}: Value must be at least 1"
+                f"{source}: heartbeat.interval.ms: Invalid value {heartbeat} for configuration "
+                "heartbeat.interval.ms: Value must be at least 1"
             )
         protocol = props.get("connect.protocol", "sessioned").strip()
         if protocol.lower() not in CONNECT_PROTOCOLS:
             raise ConfigFileError(
-                f"{source}: connect.protocol: invalid value {protocol!r}: "
+                f"{source}: connect.protocol: Invalid value {protocol} for configuration connect.protocol: "
                 f"Invalid Connect protocol compatibility (one of {', '.join(CONNECT_PROTOCOLS)})"
             )
         return cls(

@@ -38,16 +38,18 @@ def test_every_key_is_read() -> None:
         ({}, 'w.properties: group.id: Missing required configuration "group.id" which has no default value.'),
         (
             {"connect.protocol": "fancy"},
-            "w.properties: connect.protocol: invalid value 'fancy': Invalid Connect protocol compatibility "
-            "(one of eager, compatible, sessioned)",
+            "w.properties: connect.protocol: Invalid value fancy for configuration connect.protocol: "
+            "Invalid Connect protocol compatibility (one of eager, compatible, sessioned)",
         ),
         (
             {"scheduled.rebalance.max.delay.ms": "-1"},
-            "w.properties: scheduled.rebalance.max.delay.ms: invalid value -1: Value must be at least 0",
+            "w.properties: scheduled.rebalance.max.delay.ms: Invalid value -1 for configuration "
+            "scheduled.rebalance.max.delay.ms: Value must be at least 0",
         ),
         (
             {"heartbeat.interval.ms": "0"},
-            "w.properties: heartbeat.interval.ms: invalid value 0: Value must be at least 1",
+            "w.properties: heartbeat.interval.ms: Invalid value 0 for configuration heartbeat.interval.ms: "
+            "Value must be at least 1",
         ),
         (
             {"session.timeout.ms": "ten"},
