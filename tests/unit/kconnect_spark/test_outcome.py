@@ -81,3 +81,58 @@ def test_a_task_that_ends_on_its_own_without_a_word_is_failed() -> None:
 def test_summary_is_the_innermost_spark_exception() -> None:
     assert summary(SIGKILLED).startswith("Python worker exited unexpectedly (crashed).")
     assert summary("no exception here\nlast line") == "last line"
+
+
+EXECUTOR_LOST = (
+    "ExecutorLostFailure (executor 1 exited unrelated to the running tasks) Reason: worker lost: "
+    "127.0.0.1:39557 got disassociated"
+)
+RERUN_REFUSED = (
+    ": org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 1.0 failed 1 "
+    "times, most recent failure: Lost task 0.1 in stage 1.0 (TID 2) (127.0.0.1 executor 2): "
+    "org.apache.spark.api.python.PythonException: Traceback (most recent call last):\n"
+    "kconnect_spark.channel.TaskRerunRefused: Spark started attempt 1 of task c-0's Spark task\n"
+)
+
+
+def test_a_lost_executor_is_the_headline_when_the_worker_had_to_cancel_the_job() -> None:
+    end = RunEnd(
+        "c-0",
+        channel_lost="the task closed the connection",
+        cancelled="the worker cancelled its Spark job so that it does not run unsupervised",
+        spark_error=KILLED_IN_UI,
+        attempt_errors=(EXECUTOR_LOST,),
+    )
+    report = decide(end)
+    assert report is not None and report.state == "FAILED" and report.trace is not None
+    assert report.trace.splitlines()[0] == (
+        f"The Spark executor running task c-0 was lost; Spark: {EXECUTOR_LOST}; the worker cancelled "
+        "its Spark job so that it does not run unsupervised."
+    )
+
+
+def test_a_lost_executor_is_the_headline_when_spark_reran_the_task_and_the_copy_refused() -> None:
+    end = RunEnd(
+        "c-0",
+        channel_lost="the task closed the connection",
+        spark_error=RERUN_REFUSED,
+        attempt_errors=(EXECUTOR_LOST, "PythonException: ... TaskRerunRefused: Spark started attempt 1"),
+    )
+    report = decide(end)
+    assert report is not None and report.trace is not None
+    assert report.trace.startswith(f"The Spark executor running task c-0 was lost; Spark: {EXECUTOR_LOST}.")
+    assert "TaskRerunRefused" in report.trace, "Spark's job error belongs in the trace"
+
+
+def test_attempt_errors_without_a_lost_executor_change_nothing() -> None:
+    plain = RunEnd("c-0", channel_lost="EOF", spark_error=KILLED_IN_UI)
+    with_errors = RunEnd("c-0", channel_lost="EOF", spark_error=KILLED_IN_UI, attempt_errors=("Task killed",))
+    assert decide(with_errors) == decide(plain)
+
+
+def test_a_refused_rerun_without_sparks_attempt_record_still_says_the_task_was_lost() -> None:
+    report = decide(RunEnd("c-0", channel_lost="the task closed the connection", spark_error=RERUN_REFUSED))
+    assert report is not None and report.trace is not None
+    assert report.trace.startswith(
+        "The Spark task running task c-0 was lost (Spark started it again, which a connector task refuses)"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 
 import pytest
 from kconnect_spark.session import spark_conf
@@ -42,3 +43,25 @@ def test_settings_that_already_forbid_retries_need_no_warning(caplog: pytest.Log
         )
     assert conf["spark.master"] == "local[3]"
     assert not caplog.records
+
+
+def test_executors_run_this_interpreter_unless_pyspark_python_says_otherwise() -> None:
+    assert spark_conf({}, environ={})["spark.pyspark.python"] == sys.executable
+    assert spark_conf({}, environ={"PYSPARK_PYTHON": "/opt/venv/bin/python"})["spark.pyspark.python"] == (
+        "/opt/venv/bin/python"
+    )
+    # Spark's precedence: the property before the environment variable
+    props = {"spark.pyspark.python": "/srv/kconnect/bin/python"}
+    conf = spark_conf(props, environ={"PYSPARK_PYTHON": "/opt/venv/bin/python"})
+    assert conf["spark.pyspark.python"] == "/srv/kconnect/bin/python"
+
+
+def test_a_cluster_master_drops_the_loopback_driver_address_unless_the_user_set_it() -> None:
+    local = spark_conf({}, environ={})
+    assert local["spark.driver.host"] == "127.0.0.1"
+    cluster = spark_conf({"spark.master": "spark://spark-master:7077"}, environ={})
+    assert "spark.driver.host" not in cluster and "spark.driver.bindAddress" not in cluster
+    pinned = spark_conf(
+        {"spark.master": "spark://127.0.0.1:7077", "spark.driver.host": "127.0.0.1"}, environ={}
+    )
+    assert pinned["spark.driver.host"] == "127.0.0.1"

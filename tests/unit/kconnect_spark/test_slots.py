@@ -5,7 +5,14 @@ from __future__ import annotations
 import os
 
 import pytest
-from kconnect_spark.slots import local_threads, not_started_reason, task_slots, waiting_reason, without_slot
+from kconnect_spark.slots import (
+    local_threads,
+    not_started_reason,
+    task_slots,
+    waiting_reason,
+    watched_slots,
+    without_slot,
+)
 
 
 @pytest.mark.parametrize(
@@ -29,16 +36,36 @@ def test_slots_follow_the_master_and_the_core_settings(conf: dict[str, str], slo
     assert task_slots(conf) == slots
 
 
-def test_a_cluster_without_core_settings_uses_sparks_default_parallelism() -> None:
-    assert task_slots({"spark.master": "spark://h:7077"}, default_parallelism=6) == 6
-    assert task_slots({"spark.master": "spark://h:7077"}) is None
+def test_a_cluster_counts_the_slots_of_its_registered_executors_first() -> None:
+    cluster = {"spark.master": "spark://h:7077"}
+    assert task_slots(cluster, registered=6) == 6
+    assert task_slots(cluster) is None and task_slots(cluster, registered=0) is None
+    # spark.cores.max is a cap: a cluster may grant fewer cores; before executors register it is the guess
+    capped = {**cluster, "spark.cores.max": "12", "spark.task.cpus": "2"}
+    assert task_slots(capped, registered=3) == 3
+    assert task_slots(capped, registered=0) == 6
     dynamic = {
         "spark.master": "yarn",
         "spark.dynamicAllocation.enabled": "true",
         "spark.executor.instances": "3",
         "spark.executor.cores": "4",
     }
-    assert task_slots(dynamic, default_parallelism=2) is None
+    assert task_slots(dynamic, registered=2) is None
+
+
+@pytest.mark.parametrize(
+    ("master", "watched"),
+    [
+        ("local[4]", False),
+        ("local", False),
+        ("local-cluster[2, 1, 512]", False),
+        ("spark://h:7077", True),
+        ("yarn", True),
+    ],
+)
+def test_only_cluster_slots_are_watched(master: str, watched: bool) -> None:
+    assert watched_slots({"spark.master": master}) is watched
+    assert not watched_slots({"spark.master": master, "spark.dynamicAllocation.enabled": "true"})
 
 
 def test_non_local_masters_have_no_local_threads() -> None:

@@ -20,6 +20,16 @@ MAX_LINE = 16 * 1024 * 1024
 CHANNEL_LOST_ERROR = "ControlChannelLost"
 
 
+#: The task-side exception a second attempt of a connector task's Spark task raises: Spark re-runs
+#: a task whose executor was lost without counting it as a failure (so ``spark.task.maxFailures=1``
+#: does not stop it), and a connector task must never run twice.
+RERUN_REFUSED_ERROR = "TaskRerunRefused"
+
+
+class TaskRerunRefused(RuntimeError):
+    """Spark started a connector task's Spark task again (attempt > 0); the copy refuses to run."""
+
+
 class ControlChannelLost(ConnectionError):
     """The control channel between a task and its worker broke; nobody supervises the task any more."""
 

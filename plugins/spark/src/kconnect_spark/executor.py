@@ -34,8 +34,14 @@ from kconnect.worker_config import WorkerConfig
 from kconnect_spark.control_server import ControlServer
 from kconnect_spark.outcome import decide
 from kconnect_spark.remote import TaskLaunch, run_partition
-from kconnect_spark.session import build_session, is_local, spark_conf
-from kconnect_spark.slots import not_started_reason, task_slots, waiting_reason, without_slot
+from kconnect_spark.session import (
+    build_session,
+    failed_attempts,
+    is_local,
+    registered_task_slots,
+    spark_conf,
+)
+from kconnect_spark.slots import not_started_reason, task_slots, waiting_reason, watched_slots, without_slot
 from kconnect_spark.task_run import TaskRun, wait_for_end
 
 log = logging.getLogger(__name__)
@@ -48,6 +54,9 @@ START_REPORT_S = 30.0
 #: How long a task may stay connected after its Spark job ended (Spark kills a cancelled task's
 #: Python worker after ``spark.python.task.killTimeout``, 2 s by default).
 CLOSE_GRACE_S = 10.0
+#: How often the worker re-reads a cluster's task slots (executors register after the session
+#: starts, and leave with a cluster worker).
+SLOT_WATCH_S = 2.0
 
 
 class SparkExecutor:
@@ -65,6 +74,7 @@ class SparkExecutor:
         self._session: Any = None
         self._session_error: BaseException | None = None
         self._slots: int | None = None
+        self._stopping = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listener: TaskListener | None = None
         self._server: ControlServer | None = None
@@ -94,14 +104,32 @@ class SparkExecutor:
 
     def _session_ready(self, session: Any) -> None:
         self._session = session
-        self._slots = task_slots(self._conf, session.sparkContext.defaultParallelism)
-        log.info(
-            "Spark has %s task slots; each running connector task holds one for its lifetime",
-            "an unknown number of" if self._slots is None else self._slots,
-        )
+        self._slots_changed(registered_task_slots(session) if watched_slots(self._conf) else None, True)
+        if watched_slots(self._conf):
+            threading.Thread(target=self._watch_slots, name="kconnect-spark-slots", daemon=True).start()
         waiting, self._waiting = self._waiting, []
         for run in waiting:
             self._launch(run)
+
+    def _watch_slots(self) -> None:
+        """Slot-watch thread (clusters only): report Spark's registered task slots every `SLOT_WATCH_S`."""
+        while not self._stopping.wait(SLOT_WATCH_S):
+            registered = registered_task_slots(self._session)
+            if self._stopping.is_set():
+                return
+            self._call_soon(self._slots_changed, registered, False)
+
+    def _slots_changed(self, registered: int | None, first: bool) -> None:
+        """Recount the task slots (see `slots.task_slots`); log a new count and recheck waiting runs."""
+        slots = task_slots(self._conf, registered)
+        if slots == self._slots and not first:
+            return
+        self._slots = slots
+        log.info(
+            "Spark has %s task slots; each running connector task holds one for its lifetime",
+            "an unknown number of" if slots is None else slots,
+        )
+        self._check_slots()
 
     def _session_failed(self, error: BaseException) -> None:
         assert self._listener is not None
@@ -128,6 +156,7 @@ class SparkExecutor:
         """Stop all tasks gracefully, then Spark and the control channel."""
         timeout = self._config.task_shutdown_graceful_timeout_ms / 1000
         await asyncio.gather(*(self.stop_task(task, timeout) for task in list(self._runs)))
+        self._stopping.set()
         if self._session is not None:
             await asyncio.to_thread(self._session.stop)
             self._session = None
@@ -232,6 +261,8 @@ class SparkExecutor:
             )
         finally:
             watch.cancel()
+        if run.reported is None and not run.stop_requested and self._session is not None:
+            run.attempt_errors = await asyncio.to_thread(failed_attempts, self._session, run.job_group)
         self._finish(run)
 
     async def _watch_start(self, run: TaskRun) -> None:

@@ -10,11 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from kconnect_spark.channel import CHANNEL_LOST_ERROR
+from kconnect_spark.channel import CHANNEL_LOST_ERROR, RERUN_REFUSED_ERROR
 
 #: Spark's words when the Python worker process running a task disappears (SIGKILL, OOM killer,
 #: a crash in native code).
 PYTHON_WORKER_DIED = "Python worker exited unexpectedly"
+#: Spark's words for a task attempt whose executor went away (its cluster worker or node died, the
+#: cluster manager killed it).
+EXECUTOR_LOST = "ExecutorLostFailure"
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,9 @@ class RunEnd:
 
     `reported`: the task's own last word over the channel (``failed`` is reported when it arrives);
     `channel_lost`: why the channel ended without that last word; `cancelled`: why the worker
-    cancelled the run's Spark job itself; `spark_error`: the job's error (None if it succeeded).
+    cancelled the run's Spark job itself; `spark_error`: the job's error (None if it succeeded);
+    `attempt_errors`: Spark's error of each failed attempt of the run's Spark task (an attempt
+    whose executor was lost fails without failing the job).
     """
 
     task: str
@@ -32,6 +37,7 @@ class RunEnd:
     channel_lost: str | None = None
     cancelled: str | None = None
     spark_error: str | None = None
+    attempt_errors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,19 @@ def decide(end: RunEnd) -> Report | None:
     if end.stop_requested:
         return Report("STOPPED")
     detail = f"\n\nSpark's error:\n{end.spark_error}" if end.spark_error else ""
+    lost = next((error for error in end.attempt_errors if EXECUTOR_LOST in error), None)
+    if lost is not None:
+        after = f"; {end.cancelled}" if end.cancelled else ""
+        return Report(
+            "FAILED",
+            f"The Spark executor running task {end.task} was lost; Spark: {lost.strip()}{after}.{detail}",
+        )
+    if end.spark_error is not None and RERUN_REFUSED_ERROR in end.spark_error:
+        return Report(
+            "FAILED",
+            f"The Spark task running task {end.task} was lost (Spark started it again, which a "
+            f"connector task refuses); Spark: {summary(end.spark_error)}{detail}",
+        )
     if end.cancelled is not None:
         return Report("FAILED", f"{_channel_headline(end)}; {end.cancelled}.{detail}")
     error = end.spark_error

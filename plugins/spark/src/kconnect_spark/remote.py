@@ -25,7 +25,14 @@ from kconnect.executor import TaskSpec
 from kconnect.herder.model import TargetState
 from kconnect.runtime.runner import run_task as run_loop
 
-from kconnect_spark.channel import MAX_LINE, ControlChannelLost, WorkerError, encode, read_message
+from kconnect_spark.channel import (
+    MAX_LINE,
+    ControlChannelLost,
+    TaskRerunRefused,
+    WorkerError,
+    encode,
+    read_message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -219,9 +226,29 @@ async def _run_and_report(spec: TaskSpec, control: SocketTaskControl) -> dict[st
     return {"task": str(spec.id), "outcome": "stopped"}
 
 
+def refuse_rerun(task: str, attempt: int) -> None:
+    """Raise `TaskRerunRefused` unless this is the first attempt of the task's Spark task.
+
+    Spark re-runs a task whose executor was lost (a dead cluster worker) without counting a
+    failure, whatever ``spark.task.maxFailures`` says. The first attempt may have been running
+    the connector task a moment ago, so a second one must not: it fails, which fails the job, and
+    the worker shows FAILED with the lost executor's error until the user restarts the task.
+    """
+    if attempt > 0:
+        raise TaskRerunRefused(
+            f"Spark started attempt {attempt} of task {task}'s Spark task after an earlier attempt "
+            f"ended without the worker's stop (its executor was lost); a connector task never runs "
+            f"twice, so this attempt does not run it"
+        )
+
+
 def run_partition(rows: Iterator[bytes]) -> Iterator[dict[str, str]]:
     """Spark's entry point: each row is a pickled TaskLaunch; run it and yield its summary."""
+    from pyspark import TaskContext
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    context = TaskContext.get()
     for row in rows:
         launch: TaskLaunch = pickle.loads(row)
+        refuse_rerun(str(launch.spec.id), context.attemptNumber() if context is not None else 0)
         yield asyncio.run(run_task(launch))

@@ -23,15 +23,21 @@ log = logging.getLogger(__name__)
 DEFAULT_LOCAL_SLOTS = 32
 
 
-def spark_conf(worker_props: Mapping[str, str]) -> dict[str, str]:
-    """The SparkSession settings: kconnect's defaults, the worker's ``spark.*`` keys, then `fence_retries`."""
+def spark_conf(worker_props: Mapping[str, str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The SparkSession settings: kconnect's defaults, the worker's ``spark.*`` keys, then `fence_retries`.
+
+    `environ` (default: this process's environment) supplies ``PYSPARK_PYTHON`` as the default of
+    ``spark.pyspark.python``, as Spark does; without either, the executors run this worker's own
+    interpreter, so on a cluster the same venv must exist at the same path on every node.
+    """
+    environ = os.environ if environ is None else environ
     conf = {
         "spark.master": f"local[{DEFAULT_LOCAL_SLOTS}]",
         "spark.app.name": "kconnect-worker",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
-        # Executors must run the same interpreter that has kconnect and its plugins installed.
-        "spark.pyspark.python": sys.executable,
+        # Executors must run an interpreter that has kconnect and its plugins installed.
+        "spark.pyspark.python": environ.get("PYSPARK_PYTHON") or sys.executable,
         "spark.pyspark.driver.python": sys.executable,
         "spark.python.worker.reuse": "true",
         "spark.driver.bindAddress": "127.0.0.1",
@@ -95,7 +101,8 @@ def build_session(conf: Mapping[str, str]) -> Any:
     """Start (or join) the SparkSession; slow (seconds), so callers run it off the event loop."""
     from pyspark.sql import SparkSession
 
-    os.environ.setdefault("PYSPARK_PYTHON", conf["spark.pyspark.python"])
+    # PySpark takes the executors' interpreter from PYSPARK_PYTHON (`spark_conf` chose it).
+    os.environ["PYSPARK_PYTHON"] = conf["spark.pyspark.python"]
     if is_local(conf):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = SparkSession.builder
@@ -103,5 +110,53 @@ def build_session(conf: Mapping[str, str]) -> Any:
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(conf.get("spark.log.level", "WARN"))
-    log.info("Spark is up: master %s, version %s", conf["spark.master"], session.version)
+    log.info(
+        "Spark is up: master %s, version %s; Python tasks run with %s (spark.pyspark.python)",
+        conf["spark.master"],
+        session.version,
+        conf["spark.pyspark.python"],
+    )
     return session
+
+
+def registered_task_slots(session: Any) -> int | None:
+    """Spark's own count of task slots on the executors registered now, or None if Spark cannot say.
+
+    This is the number Spark checks before it runs a barrier stage (``maxNumConcurrentTasks`` of
+    the default resource profile): executor cores divided by ``spark.task.cpus``. It is not part of
+    PySpark's API, so any error means "unknown". Blocking (a py4j call); not for the event loop.
+    """
+    try:
+        context = session.sparkContext._jsc.sc()
+        profile = context.resourceProfileManager().defaultResourceProfile()
+        return int(context.maxNumConcurrentTasks(profile))
+    except Exception:  # py4j errors, a stopped context, a Spark without this method
+        log.debug("Could not read Spark's registered task slots", exc_info=True)
+        return None
+
+
+def failed_attempts(session: Any, job_group: str) -> tuple[str, ...]:
+    """Spark's error message of every failed task attempt in the jobs of `job_group`.
+
+    The executor reads these when a run ends without its task's last word: an attempt whose
+    executor was lost fails without failing the job, so only Spark's record of the attempt says
+    why the task went away. Reads the driver's status store (what Spark's UI shows), which is not
+    part of PySpark's API, so any error gives ``()``. Blocking (py4j calls); not for the event loop.
+    """
+    errors: list[str] = []
+    try:
+        context = session.sparkContext
+        tracker, store = context.statusTracker(), context._jsc.sc().statusStore()
+        for job in tracker.getJobIdsForGroup(job_group):
+            info = tracker.getJobInfo(job)
+            for stage in info.stageIds if info is not None else []:
+                stage_info = tracker.getStageInfo(stage)
+                attempt = stage_info.currentAttemptId if stage_info is not None else 0
+                tasks = store.taskList(stage, attempt, 100)
+                for index in range(tasks.size()):
+                    message = tasks.apply(index).errorMessage()
+                    if message.isDefined():
+                        errors.append(str(message.get()))
+    except Exception:  # py4j errors, a stopped context, a Spark whose internals differ
+        log.debug("Could not read Spark's failed task attempts of %s", job_group, exc_info=True)
+    return tuple(errors)

@@ -28,13 +28,16 @@ def local_threads(master: str) -> int | None:
     return os.cpu_count() or 1 if threads == "*" else int(threads)
 
 
-def task_slots(conf: Mapping[str, str], default_parallelism: int | None = None) -> int | None:
-    """Connector tasks that can run at once, or None when Spark's settings do not say.
+def task_slots(conf: Mapping[str, str], registered: int | None = None) -> int | None:
+    """Connector tasks that can run at once, or None when nothing says.
 
-    local[N]: N threads; local-cluster[n, cores, mem]: n * cores; a cluster: ``spark.cores.max``,
-    else ``spark.executor.instances`` * ``spark.executor.cores``, else Spark's
-    `default_parallelism` (total executor cores when the session started); None with dynamic
-    allocation. Each divided by ``spark.task.cpus``.
+    local[N]: N threads; local-cluster[n, cores, mem]: n * cores; with dynamic allocation None
+    (executors come and go). Any other cluster: `registered`, Spark's own count of the task slots
+    on the executors registered now (`kconnect_spark.session.registered_task_slots`), because a
+    cluster grants what it has free, which may be less than ``spark.cores.max``; before any
+    executor registered, ``spark.cores.max``, else ``spark.executor.instances`` *
+    ``spark.executor.cores``, else None. Configured core counts are divided by ``spark.task.cpus``
+    (`registered` already is).
     """
     master = conf.get("spark.master", "").strip()
     cores = local_threads(master)
@@ -42,11 +45,24 @@ def task_slots(conf: Mapping[str, str], default_parallelism: int | None = None) 
         cores = int(match.group(1)) * int(match.group(2))
     if cores is None and _dynamic(conf):
         return None  # executors come and go: no fixed count
+    if cores is None and registered:
+        return registered
     if cores is None:
-        cores = _cluster_cores(conf) or default_parallelism
+        cores = _cluster_cores(conf)
     if cores is None:
         return None
     return max(cores // max(int(conf.get("spark.task.cpus", "1")), 1), 0)
+
+
+def watched_slots(conf: Mapping[str, str]) -> bool:
+    """True when the executor should follow Spark's registered executors for the slot count.
+
+    A cluster without dynamic allocation: its executors register after the session starts, and
+    leave when a cluster worker dies.
+    """
+    master = conf.get("spark.master", "").strip()
+    local = local_threads(master) is not None or _LOCAL_CLUSTER.match(master) is not None
+    return not local and not _dynamic(conf)
 
 
 def _cluster_cores(conf: Mapping[str, str]) -> int | None:

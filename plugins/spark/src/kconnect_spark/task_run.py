@@ -45,6 +45,8 @@ class TaskRun:
     channel_lost: str | None = None
     cancelled: str | None = None
     spark_error: str | None = None
+    #: Spark's errors of the run's failed task attempts (read when the run ends unexplained).
+    attempt_errors: tuple[str, ...] = ()
     job_ended: asyncio.Event = field(default_factory=asyncio.Event)
     disconnected: asyncio.Event = field(default_factory=asyncio.Event)
     finished: asyncio.Event = field(default_factory=asyncio.Event)
@@ -81,6 +83,7 @@ class TaskRun:
             self.channel_lost,
             self.cancelled,
             self.spark_error,
+            self.attempt_errors,
         )
 
 
