@@ -2,13 +2,14 @@
 
 `GroupMember` is the I/O edge of `kconnect.distributed.membership`: it finds the coordinator
 (FindCoordinator), sends JoinGroup with protocol type ``connect`` and the Connect metadata of
-`kconnect.distributed.protocol`, runs `kconnect.distributed.assignor.assign` when it is the
-leader, sends SyncGroup, heartbeats in the background and leaves with LeaveGroup. Every broker
-answer goes into the `Membership` machine; the events it returns are handed to the herder's
-`on_event` coroutine one at a time, in order, and awaited: the member sends its next JoinGroup
-only after the herder has stopped what an event revoked. Two background tasks (coordination and
-heartbeat) fail loudly: an unexpected error is logged with its traceback, the herder gets
-`MembershipLost` with the reason, and `wait_closed()` raises it.
+`kconnect.distributed.protocol`, runs the leader's round (`kconnect.distributed.leader.lead`)
+when the coordinator makes it the leader, sends SyncGroup, heartbeats in the background and
+leaves with LeaveGroup. Every broker answer goes into the `Membership` machine; the events it
+returns are handed to the herder's `on_event` coroutine one at a time, in order, and awaited:
+the member sends its next JoinGroup only after the herder has stopped what an event revoked.
+Two background tasks (coordination and heartbeat) fail loudly: an unexpected error is logged
+with its traceback, the herder gets `MembershipLost` with the reason, and `wait_closed()`
+raises it.
 """
 
 from __future__ import annotations
@@ -214,13 +215,14 @@ class GroupMember:
                 await asyncio.sleep(RETRY_BACKOFF_S)
                 continue
             await self._deliver()  # the herder applies the assignment before the member acts on it
-            m = self._membership
-            if m.rejoin_needed:
-                self.request_rejoin(
-                    "revocations done" if m.assignment and not m.assignment.failed else "retry"
-                )
+            m, loop = self._membership, asyncio.get_running_loop()
+            if m.assignment is not None and m.assignment.failed:
+                # The leader's config was behind: give the config topic readers a moment, then retry.
+                self._scheduled = loop.call_later(RETRY_BACKOFF_S, self.request_rejoin, "assignment failed")
+            elif m.rejoin_needed:
+                self.request_rejoin("revoked work stopped")
             elif m.rejoin_after_ms > 0:
-                self._scheduled = asyncio.get_running_loop().call_later(
+                self._scheduled = loop.call_later(
                     m.rejoin_after_ms / 1000, self.request_rejoin, "scheduled rebalance delay expired"
                 )
 
