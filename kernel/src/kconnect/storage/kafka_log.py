@@ -18,7 +18,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.errors import KafkaError
-from aiokafka.structs import ConsumerRecord, TopicPartition
+from aiokafka.structs import TopicPartition
 
 from kconnect.runtime.kafka_clients import consumer_kwargs, producer_kwargs
 from kconnect.storage.base import StoreError
@@ -38,8 +38,8 @@ _CLIENT_KEYS = (
     "connections.max.idle.ms",
 )
 
-Record = ConsumerRecord  # key and value are bytes (or None)
 RecordCallback = Callable[[Any], None]
+"""Called with each aiokafka ConsumerRecord (``key``/``value`` bytes or None, ``offset``), in order."""
 
 
 def internal_client_props(worker_props: Mapping[str, str]) -> dict[str, str]:

@@ -3,6 +3,7 @@
 Produced by `ConnectDistributed` from the 4.3.1 jars against a real broker: a FileStreamSource
 ``gold-src`` (created, paused, restarted with includeTasks, resumed, stopped) and a FileStreamSink
 ``gold-gone`` with two tasks (created, then deleted). Each entry is (partition, key, value).
+``scripts/java_internal_topics.py`` reproduces the run.
 """
 
 from __future__ import annotations
