@@ -28,7 +28,7 @@ from tests.integration.test_task_failures import (
     task_status,
     wait_task_state,
 )
-from tests.worker_process import WorkerProcess
+from tests.worker_process import WorkerProcess, venv_without
 
 pytestmark = pytest.mark.integration
 
@@ -44,7 +44,7 @@ def spark_cluster() -> Iterator[Any]:
         yield cluster
 
 
-def cluster_worker(start_worker: Any, cluster: Any) -> WorkerProcess:
+def cluster_worker(start_worker: Any, cluster: Any, props: dict[str, str] | None = None) -> WorkerProcess:
     """A kconnect standalone worker whose tasks run on `cluster`, everything on loopback."""
     worker: WorkerProcess = start_worker(
         {
@@ -54,6 +54,7 @@ def cluster_worker(start_worker: Any, cluster: Any) -> WorkerProcess:
             "spark.driver.bindAddress": "127.0.0.1",
             "executor.control.host": "127.0.0.1",
             "offset.flush.interval.ms": "500",
+            **(props or {}),
         }
     )
     return worker
@@ -179,3 +180,24 @@ def test_a_dead_cluster_worker_fails_its_task_and_a_restart_waits_for_a_slot(
     assert set(read_lines(sink_file)) == set(expected)
     [_, rerun] = task_runs(worker, "src")
     assert executor_of(int(rerun["pid"]), worker)["parent"] == str(spark_cluster.workers[-1].process.pid)
+
+
+def test_executors_without_the_connectors_plugin_fail_the_task_naming_the_python(
+    spark_cluster: Any, start_worker: Any, tmp_path: Path, unique_topic: str
+) -> None:
+    executors_python = venv_without("kconnect-file", tmp_path / "venv")
+    worker = cluster_worker(start_worker, spark_cluster, {"spark.pyspark.python": executors_python})
+    (tmp_path / "in.txt").write_text(lines(0, 10), encoding="utf-8")
+    source(worker, "src", tmp_path / "in.txt", unique_topic)
+
+    status = wait_task_state(worker, "src", "FAILED", timeout=180)
+    assert worker.status("src")["connector"]["state"] == "RUNNING", "the worker itself has the plugin"
+    trace = status["trace"]
+    assert trace.startswith(
+        "Task src-0 could not load its connector's plugin in Spark's Python worker "
+        f"(Python {executors_python} on host "
+    ), trace
+    assert "Failed to find any class that implements" in trace, trace
+    [run] = task_runs(worker, "src")
+    assert executor_of(int(run["pid"]), worker)  # it failed in the cluster, not in the driver
+    assert f"Python tasks run with {executors_python} (spark.pyspark.python)" in worker.log_path.read_text()

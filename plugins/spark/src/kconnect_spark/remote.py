@@ -16,11 +16,13 @@ import logging
 import os
 import pickle
 import socket
+import sys
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kconnect.errors import PluginError
 from kconnect.executor import TaskSpec
 from kconnect.herder.model import TargetState
 from kconnect.runtime.runner import run_task as run_loop
@@ -218,12 +220,25 @@ async def _run_and_report(spec: TaskSpec, control: SocketTaskControl) -> dict[st
         if control.lost is not None:
             raise control._lost_error() from error
         log.exception("Task %s failed", spec.id)
-        await control.send({"type": "failed", "trace": traceback.format_exc()})
+        trace = traceback.format_exc()
+        if isinstance(error, PluginError):
+            trace = f"{plugin_missing(spec)}\n\n{trace}"
+        await control.send({"type": "failed", "trace": trace})
         return {"task": str(spec.id), "outcome": "failed"}
     if control.lost is not None:
         raise control._lost_error()
     await control.send({"type": "stopped"})
     return {"task": str(spec.id), "outcome": "stopped"}
+
+
+def plugin_missing(spec: TaskSpec) -> str:
+    """The headline of a task whose plugin the executor's Python cannot load (a cluster node without it)."""
+    return (
+        f"Task {spec.id} could not load its connector's plugin in Spark's Python worker (Python "
+        f"{sys.executable} on host {socket.gethostname()}): kconnect and the plugin must be installed "
+        f"in the executors' Python (spark.pyspark.python), the same environment at the same path on "
+        f"every node"
+    )
 
 
 def refuse_rerun(task: str, attempt: int) -> None:
