@@ -16,6 +16,9 @@ Cooperative protocols (v1/v2) follow Kafka's IncrementalCooperativeAssignor (KIP
   member is told the remaining delay and rejoins after it), so a worker that comes back in time
   gets it again; after the delay it goes to members that joined empty meanwhile, or else is
   spread like new work;
+* what the leader remembers lives in the leader (`AssignorState`): when the leader itself leaves,
+  the next leader starts with no memory and reassigns the departed leader's work at once, as
+  Kafka does;
 * two rounds in a row that both revoke for balance back off exponentially (40 ms, 1.6 s, ...,
   at most the max delay), so members that keep bouncing cannot make the group revoke forever.
 

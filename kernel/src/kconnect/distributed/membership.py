@@ -7,10 +7,10 @@ allowed moves are data (`TRANSITIONS`); a move the table does not allow raises
 IllegalWorkerStateError, so a bug shows instead of a silently wrong group state::
 
     UNJOINED --start_join--> JOINING --joined--> AWAITING_SYNC --synced--> STABLE
-        ^                      ^  |                    |                     |
-        |                      +--+--------------------+------ start_join ---+  (rebalance needed)
-        +---------------------------- fenced -----------------------------------+ (member lost)
-    any --leave--> LEAVING --left--> LEFT
+    JOINING --member_id_required / start_join (retry)--> JOINING
+    AWAITING_SYNC --sync_failed--> JOINING         STABLE --start_join (rebalance)--> JOINING
+    JOINING, AWAITING_SYNC, STABLE --fenced--> UNJOINED (member lost: rejoin empty)
+    any but LEFT --leave--> LEAVING --left--> LEFT
 
 Cooperative protocols (v1/v2) keep running work across a rebalance: an assignment only adds and
 revokes. The eager protocol (v0) revokes everything when a rebalance starts. A member fenced out

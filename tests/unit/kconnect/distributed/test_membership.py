@@ -216,3 +216,12 @@ def test_fatal_join_errors_name_the_key_to_change() -> None:
     assert join_error_message(30, config).startswith(
         "group.id connect-cluster: JoinGroup failed: GROUP_AUTHORIZATION_FAILED"
     )
+
+
+def test_a_join_answered_unknown_member_id_forgets_the_id_and_stops_the_work() -> None:
+    m = stable()
+    m.start_join("the group is rebalancing")
+    (event,) = m.fenced("the group coordinator answered UNKNOWN_MEMBER_ID to JoinGroup")
+    assert event == MembershipLost("the group coordinator answered UNKNOWN_MEMBER_ID to JoinGroup", FIRST)
+    assert (m.state, m.member_id, m.generation, m.rejoin_needed) == (MemberState.UNJOINED, "", -1, True)
+    assert m.metadata("http://w2:8083", 4).assignment is None
