@@ -6,7 +6,7 @@ import logging
 import sys
 
 import pytest
-from kconnect_spark.session import spark_conf
+from kconnect_spark.session import spark_conf, unreachable_control_host
 
 
 def test_defaults_run_each_task_exactly_once() -> None:
@@ -65,3 +65,23 @@ def test_a_cluster_master_drops_the_loopback_driver_address_unless_the_user_set_
         {"spark.master": "spark://127.0.0.1:7077", "spark.driver.host": "127.0.0.1"}, environ={}
     )
     assert pinned["spark.driver.host"] == "127.0.0.1"
+
+
+@pytest.mark.parametrize(
+    ("master", "control_host", "warned"),
+    [
+        ("local[4]", "127.0.0.1", False),
+        ("spark://127.0.0.1:7077", "127.0.0.1", False),  # a cluster on this machine's loopback
+        ("spark://localhost:7077", "localhost", False),
+        ("spark://spark-master:7077", "10.0.0.5", False),
+        ("spark://spark-master:7077", "127.0.1.1", True),  # Debian's hostname entry
+        ("yarn", "localhost", True),
+    ],
+)
+def test_a_loopback_control_host_with_a_remote_master_is_warned_about(
+    master: str, control_host: str, warned: bool
+) -> None:
+    warning = unreachable_control_host({"spark.master": master}, control_host)
+    assert (warning is not None) is warned
+    if warning is not None:
+        assert warning.startswith(f"executor.control.host is {control_host}, a loopback address")

@@ -40,6 +40,7 @@ from kconnect_spark.session import (
     is_local,
     registered_task_slots,
     spark_conf,
+    unreachable_control_host,
 )
 from kconnect_spark.slots import not_started_reason, task_slots, waiting_reason, watched_slots, without_slot
 from kconnect_spark.task_run import TaskRun, wait_for_end
@@ -81,6 +82,8 @@ class SparkExecutor:
         self._control_host = config.props.get(
             "executor.control.host", "127.0.0.1" if is_local(self._conf) else _hostname()
         )
+        if (warning := unreachable_control_host(self._conf, self._control_host)) is not None:
+            log.warning("%s", warning)
 
     # --- lifecycle -------------------------------------------------------------------------------
 

@@ -92,6 +92,29 @@ def fence_retries(conf: dict[str, str]) -> dict[str, str]:
     return conf
 
 
+def unreachable_control_host(conf: Mapping[str, str], control_host: str) -> str | None:
+    """A warning when executors on other machines could not reach `control_host`, else None.
+
+    A loopback ``executor.control.host`` works only when every executor runs on the worker's
+    machine: fine for a local master or a cluster on loopback, wrong for a master on another
+    host. (Only the text is checked: no name is resolved here.)
+    """
+    master = conf.get("spark.master", "")
+    match = re.match(r"^spark://([^:/,]+)", master.strip())
+    master_host = match.group(1) if match else None
+    if is_local(conf) or not _loopback(control_host) or (master_host is not None and _loopback(master_host)):
+        return None
+    return (
+        f"executor.control.host is {control_host}, a loopback address, but spark.master={master} "
+        f"runs executors on other machines, which cannot connect to it: set executor.control.host "
+        f"to an address of this worker that every executor node can reach"
+    )
+
+
+def _loopback(host: str) -> bool:
+    return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
 def is_local(conf: Mapping[str, str]) -> bool:
     """True when Spark runs inside the worker (``local`` master)."""
     return conf.get("spark.master", "").startswith("local")
