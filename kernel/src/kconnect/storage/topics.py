@@ -9,10 +9,11 @@ and the config topic must have one partition; otherwise the worker refuses to st
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
@@ -23,8 +24,11 @@ from kconnect.storage.kafka_log import internal_client_props
 
 log = logging.getLogger(__name__)
 
-_NO_ERROR, _UNKNOWN_TOPIC, _TOPIC_EXISTS = 0, 3, 36
+_NO_ERROR, _TOPIC_EXISTS = 0, 36
+_NOT_YET_KNOWN = {3, 5}  # UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE: metadata behind a creation
 _NOT_PERMITTED = {29, 31}  # TOPIC_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED
+_METADATA_RETRIES, _METADATA_BACKOFF_S = 100, 0.1
+T = TypeVar("T")
 
 
 class InternalTopicError(ConnectError):
@@ -110,16 +114,36 @@ async def _create(admin: AIOKafkaAdminClient, spec: TopicSpec) -> bool:
     return False
 
 
-async def _verify_cleanup_policy(admin: AIOKafkaAdminClient, spec: TopicSpec) -> None:
+async def _cleanup_policies(admin: AIOKafkaAdminClient, spec: TopicSpec) -> set[str] | None:
+    """The topic's cleanup policies; None while the broker does not know the topic yet."""
     responses = await admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, spec.name, None)])
     policies: set[str] = set()
     for response in responses:
         for code, _message, _type, _name, entries in response.resources:
-            if code != _NO_ERROR:
-                continue
-            for entry in entries:
+            if code in _NOT_YET_KNOWN:
+                return None
+            for entry in entries if code == _NO_ERROR else ():
                 if entry[0] == "cleanup.policy" and entry[1] is not None:
                     policies = {p.strip().lower() for p in entry[1].split(",") if p.strip()}
+    return policies
+
+
+async def _known(spec: TopicSpec, describe: Callable[[], Awaitable[T | None]]) -> T:
+    """`describe()`'s answer once the broker knows the topic (its metadata may lag a creation)."""
+    for _ in range(_METADATA_RETRIES):
+        answer = await describe()
+        if answer is not None:
+            return answer
+        log.debug("Topic '%s' not described yet; retrying", spec.name)
+        await asyncio.sleep(_METADATA_BACKOFF_S)
+    raise InternalTopicError(
+        f"Topic '{spec.name}' ({spec.config_key}) exists but the broker did not describe it within "
+        f"{_METADATA_RETRIES * _METADATA_BACKOFF_S:g} s"
+    )
+
+
+async def _verify_cleanup_policy(admin: AIOKafkaAdminClient, spec: TopicSpec) -> None:
+    policies = await _known(spec, lambda: _cleanup_policies(admin, spec))
     if not policies:
         log.info(
             "Unable to verify that the cleanup policy of topic '%s' is 'compact' (cannot describe it)",
@@ -138,9 +162,19 @@ async def _verify_cleanup_policy(admin: AIOKafkaAdminClient, spec: TopicSpec) ->
         )
 
 
+async def _partition_count(admin: AIOKafkaAdminClient, spec: TopicSpec) -> int | None:
+    """The topic's partition count; None while the broker does not know the topic yet."""
+    for topic in await admin.describe_topics([spec.name]):
+        if topic["topic"] != spec.name or topic["error_code"] in _NOT_YET_KNOWN:
+            continue
+        if topic["error_code"] != _NO_ERROR:
+            return 0  # not allowed to describe it: nothing to check, as in Kafka
+        return len(topic["partitions"]) or None
+    return None
+
+
 async def _verify_single_partition(admin: AIOKafkaAdminClient, spec: TopicSpec) -> None:
-    described = await admin.describe_topics([spec.name])
-    count = sum(len(t["partitions"]) for t in described if t["topic"] == spec.name)
+    count = await _known(spec, lambda: _partition_count(admin, spec))
     if count > 1:
         raise InternalTopicError(
             f"Topic '{spec.name}' supplied via the '{spec.config_key}' property is required to have a single "
