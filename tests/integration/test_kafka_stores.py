@@ -385,6 +385,7 @@ async def test_statuses_of_one_worker_are_read_by_another_and_after_a_restart(cl
     again = await cluster.statuses()
     assert again.get_task(task) == b.get_task(task) and again.topics("src") == ["lines"]
     b.remove("src")
+    await b.flush()
     await wait_for(lambda: a.get_connector("src") is None, a)
     assert a.get_task(task) is None and a.topics("src") == []
     restarted = await cluster.statuses()
@@ -399,6 +400,7 @@ async def test_a_stale_unassigned_from_another_worker_does_not_hide_a_running_ta
     new.put_task(task, TaskStateInfo(State.RUNNING, "new:8083", id=0))
     await wait_for(lambda: old.get_task(task) is not None, old)
     old.put_task(task, TaskStateInfo(State.UNASSIGNED, "old:8083", id=0))
+    await old.flush()  # the stale write is in the topic before the reader reads it
     reader = await cluster.statuses()
     assert reader.get_task(task) == TaskStateInfo(State.RUNNING, "new:8083", id=0)
     new.put_task(task, TaskStateInfo(State.UNASSIGNED, "new:8083", id=0))  # its own change shows
