@@ -8,7 +8,8 @@ Kafka's sample files and Confluent's guide name fixed addresses: ``localhost:909
         return
 
 Outside, `rerun_inside` runs that same test again in a child pytest under ``unshare --net --mount
---pid``: a network namespace of its own with only loopback (brought up), a fresh tmpfs on ``/tmp``,
+--pid``: a network namespace of its own with only loopback (brought up), a fresh tmpfs on ``/tmp`` (paths the
+child needs that live under ``/tmp``, such as a CI checkout and its venv, are bound back in),
 and a PID namespace. The child's broker, worker and files are invisible to every other test and
 process, and vanish with it (within the outer test's timeout, below pytest-timeout's 300 s).
 The outer test passes only if the child's run passed, and fails with the child's output otherwise.
@@ -30,7 +31,26 @@ import pytest
 
 INSIDE_ENV = "KCONNECT_PRIVATE_NAMESPACE"
 REPO_ROOT = Path(__file__).resolve().parent.parent
-_SETUP = 'ip link set lo up && mount -t tmpfs -o mode=1777 kconnect-tmp /tmp && exec "$@"'
+# A fresh tmpfs on /tmp, with the host's /tmp still reachable under /mnt/kconnect-host-tmp (itself on a
+# private tmpfs) so that what the child needs and that lives under /tmp (a CI checkout, its tox venv) is
+# bound back at the same path. $KCONNECT_KEEP_PATHS: those paths, colon-separated.
+_SETUP = """set -e
+ip link set lo up
+mount -t tmpfs kconnect-mnt /mnt
+mkdir /mnt/kconnect-host-tmp
+mount --bind /tmp /mnt/kconnect-host-tmp
+mount -t tmpfs -o mode=1777 kconnect-tmp /tmp
+IFS=:
+for keep in $KCONNECT_KEEP_PATHS; do
+    case "$keep" in /tmp/*)
+        rel="${keep#/tmp/}"
+        mkdir -p "/tmp/$rel"
+        mount --bind "/mnt/kconnect-host-tmp/$rel" "/tmp/$rel";;
+    esac
+done
+unset IFS
+exec "$@"
+"""
 
 
 def inside() -> bool:
@@ -55,7 +75,13 @@ def rerun_inside(request: pytest.FixtureRequest, timeout: float = 280.0) -> None
     nodeid = request.node.nodeid
     argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-o", "addopts=", nodeid]
     # Spark binds the host name's address unless told otherwise; only loopback exists in here.
-    env = {**os.environ, INSIDE_ENV: "1", "SPARK_LOCAL_IP": "127.0.0.1"}
+    keep = {str(REPO_ROOT), sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent.parent)}
+    env = {
+        **os.environ,
+        INSIDE_ENV: "1",
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "KCONNECT_KEEP_PATHS": ":".join(sorted(keep)),
+    }
     done = subprocess.run(
         command(*argv), cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False
     )
