@@ -50,3 +50,21 @@ class PluginError(ConnectError):
 class RequestTimeoutError(ConnectError):
     """A write to the herder did not complete within the request timeout (Kafka's 500 "Request timed
     out"); the change itself may still complete later."""
+
+
+class RebalanceInProgressError(ConflictError):
+    """The worker's group is rebalancing (distributed mode): REST answers 409 with Kafka's text
+    ("Cannot complete request because of a conflicting operation (e.g. worker rebalance)")."""
+
+
+class NotLeaderError(ConnectError):
+    """A write only the group's leader may apply reached another worker (distributed mode).
+
+    The REST layer forwards the request to `leader_url` (Kafka's ``?forward=`` behaviour) in one
+    place; the kernel never speaks HTTP. `leader_url` is None while no leader is known (REST then
+    answers 409, as during a rebalance).
+    """
+
+    def __init__(self, message: str, leader_url: str | None) -> None:
+        super().__init__(message)
+        self.leader_url = leader_url
