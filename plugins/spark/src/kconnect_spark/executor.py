@@ -32,16 +32,10 @@ from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.worker_config import WorkerConfig
 
 from kconnect_spark.control_server import ControlServer
+from kconnect_spark.driver_state import failed_attempts, registered_task_slots
 from kconnect_spark.outcome import decide
 from kconnect_spark.remote import TaskLaunch, run_partition
-from kconnect_spark.session import (
-    build_session,
-    failed_attempts,
-    is_local,
-    registered_task_slots,
-    spark_conf,
-    unreachable_control_host,
-)
+from kconnect_spark.session import build_session, is_local, spark_conf, unreachable_control_host
 from kconnect_spark.slots import not_started_reason, task_slots, waiting_reason, watched_slots, without_slot
 from kconnect_spark.task_run import TaskRun, wait_for_end
 

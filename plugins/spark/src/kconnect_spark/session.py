@@ -5,6 +5,8 @@ that can run at once). ``spark.master`` and every other ``spark.*`` key go to th
 unchanged, so the same worker drives a real cluster, except the settings that would let Spark
 retry or speculate a task: a connector task must never run twice at once nor be re-run behind the
 worker's back, so `fence_retries` overrides them (with a warning naming the user's value).
+The executors' Python is ``spark.pyspark.python`` (default ``PYSPARK_PYTHON``, else this
+interpreter); `unreachable_control_host` warns about a control address executors cannot reach.
 """
 
 from __future__ import annotations
@@ -140,46 +142,3 @@ def build_session(conf: Mapping[str, str]) -> Any:
         conf["spark.pyspark.python"],
     )
     return session
-
-
-def registered_task_slots(session: Any) -> int | None:
-    """Spark's own count of task slots on the executors registered now, or None if Spark cannot say.
-
-    This is the number Spark checks before it runs a barrier stage (``maxNumConcurrentTasks`` of
-    the default resource profile): executor cores divided by ``spark.task.cpus``. It is not part of
-    PySpark's API, so any error means "unknown". Blocking (a py4j call); not for the event loop.
-    """
-    try:
-        context = session.sparkContext._jsc.sc()
-        profile = context.resourceProfileManager().defaultResourceProfile()
-        return int(context.maxNumConcurrentTasks(profile))
-    except Exception:  # py4j errors, a stopped context, a Spark without this method
-        log.debug("Could not read Spark's registered task slots", exc_info=True)
-        return None
-
-
-def failed_attempts(session: Any, job_group: str) -> tuple[str, ...]:
-    """Spark's error message of every failed task attempt in the jobs of `job_group`.
-
-    The executor reads these when a run ends without its task's last word: an attempt whose
-    executor was lost fails without failing the job, so only Spark's record of the attempt says
-    why the task went away. Reads the driver's status store (what Spark's UI shows), which is not
-    part of PySpark's API, so any error gives ``()``. Blocking (py4j calls); not for the event loop.
-    """
-    errors: list[str] = []
-    try:
-        context = session.sparkContext
-        tracker, store = context.statusTracker(), context._jsc.sc().statusStore()
-        for job in tracker.getJobIdsForGroup(job_group):
-            info = tracker.getJobInfo(job)
-            for stage in info.stageIds if info is not None else []:
-                stage_info = tracker.getStageInfo(stage)
-                attempt = stage_info.currentAttemptId if stage_info is not None else 0
-                tasks = store.taskList(stage, attempt, 100)
-                for index in range(tasks.size()):
-                    message = tasks.apply(index).errorMessage()
-                    if message.isDefined():
-                        errors.append(str(message.get()))
-    except Exception:  # py4j errors, a stopped context, a Spark whose internals differ
-        log.debug("Could not read Spark's failed task attempts of %s", job_group, exc_info=True)
-    return tuple(errors)

@@ -33,7 +33,7 @@ def task_slots(conf: Mapping[str, str], registered: int | None = None) -> int | 
 
     local[N]: N threads; local-cluster[n, cores, mem]: n * cores; with dynamic allocation None
     (executors come and go). Any other cluster: `registered`, Spark's own count of the task slots
-    on the executors registered now (`kconnect_spark.session.registered_task_slots`), because a
+    on the executors registered now (`kconnect_spark.driver_state.registered_task_slots`), because a
     cluster grants what it has free, which may be less than ``spark.cores.max``; before any
     executor registered, ``spark.cores.max``, else ``spark.executor.instances`` *
     ``spark.executor.cores``, else None. Configured core counts are divided by ``spark.task.cpus``
