@@ -201,3 +201,34 @@ def test_executors_without_the_connectors_plugin_fail_the_task_naming_the_python
     [run] = task_runs(worker, "src")
     assert executor_of(int(run["pid"]), worker)  # it failed in the cluster, not in the driver
     assert f"Python tasks run with {executors_python} (spark.pyspark.python)" in worker.log_path.read_text()
+
+
+def test_spark_rerunning_a_lost_task_on_a_free_executor_is_refused_and_status_says_why(
+    spark_cluster: Any, start_worker: Any, tmp_path: Path, unique_topic: str
+) -> None:
+    worker = cluster_worker(start_worker, spark_cluster)
+    source_file = tmp_path / "in.txt"
+    source_file.write_text(lines(0, 1000), encoding="utf-8")
+    source(worker, "src", source_file, unique_topic)  # one task: the other executor's slot is free
+    wait_task_state(worker, "src", "RUNNING", timeout=180)
+    [run] = task_runs(worker, "src")
+    executor = executor_of(int(run["pid"]), worker)
+    [victim] = [d for d in spark_cluster.workers if str(d.process.pid) == executor["parent"]]
+
+    victim.kill()  # Spark re-queues the lost attempt at once on the free executor, uncounted
+
+    status = wait_task_state(worker, "src", "FAILED")
+    first_line = status["trace"].splitlines()[0]
+    assert first_line.startswith(
+        "The Spark executor running task src-0 was lost; Spark: ExecutorLostFailure ("
+    ), status["trace"]
+    assert "TaskRerunRefused: Spark started attempt 1 of task src-0's Spark task" in status["trace"]
+    assert task_runs(worker, "src") == [run], "Spark's copy of the task must not have run"
+
+    sink_file = tmp_path / "out.txt"
+    sink(worker, "sink", sink_file, unique_topic)
+    spark_cluster.start_worker()  # back to two slots, for the sink and the restarted source
+    assert worker.request("POST", "/connectors/src/tasks/0/restart").status_code == 204
+    wait_task_state(worker, "src", "RUNNING", timeout=180)
+    expected = read_lines(source_file)
+    wait_until("all lines in the sink", lambda: set(expected) <= set(read_lines(sink_file)), worker, 180)
