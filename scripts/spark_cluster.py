@@ -15,6 +15,7 @@ A kconnect worker uses the cluster with ``spark.master=<cluster.master_url>`` an
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import json
 import logging
@@ -168,6 +169,7 @@ class SparkCluster:
         except BaseException:
             self.stop()
             raise
+        atexit.register(self.stop)
         logger.info(
             "Spark cluster ready: %s (web UI %s), %d workers x %d cores, logs in %s",
             self.master_url,
@@ -207,6 +209,7 @@ class SparkCluster:
 
     def stop(self) -> None:
         """Kill every daemon's process group (workers first, then the master) and clean up."""
+        atexit.unregister(self.stop)
         for daemon in [*reversed(self.workers), self.master]:
             if daemon is not None and daemon.running:
                 daemon.kill(signal.SIGTERM)
@@ -312,6 +315,10 @@ def _tail(path: Path, lines: int) -> str:
 # --- CLI -------------------------------------------------------------------------------------------
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI: ``start`` runs a cluster in the foreground until Ctrl-C."""
     parser = argparse.ArgumentParser(prog="spark_cluster.py", description=__doc__.splitlines()[0])
@@ -325,6 +332,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    # The daemons run in their own process groups: a SIGTERM must stop them too, as Ctrl-C does.
+    signal.signal(signal.SIGTERM, _interrupt)
     cluster = SparkCluster(workers=args.workers, cores=args.cores, memory=args.memory, base_dir=args.dir)
     try:
         with cluster:
