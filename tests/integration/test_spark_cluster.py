@@ -5,8 +5,13 @@ kconnect worker pointed at it with ``spark.master=spark://...`` gets one executo
 task slots. The tests show what a user would check: every line arrives; each task runs in a
 Python worker under a Spark executor JVM (``CoarseGrainedExecutorBackend``), not under the
 kconnect worker, and the two tasks on different cluster workers; Spark's master lists the
-application RUNNING with executors on both; and when a cluster worker dies its task shows FAILED
-with Spark's error, a restart waits UNASSIGNED for a slot, and runs again when a worker replaces it.
+application RUNNING with executors on both; when a cluster worker dies its task shows FAILED
+with Spark's error, a restart waits UNASSIGNED for a slot, and runs again when a worker replaces it;
+Spark's own re-run of a lost task on a free executor refuses to run; and executors whose Python
+lacks the connector's plugin fail the task naming that Python.
+
+Other test modules can reuse the cluster: ``from tests.integration.test_spark_cluster import
+spark_cluster, cluster_worker``.
 """
 
 from __future__ import annotations
