@@ -252,6 +252,7 @@ async def test_a_worker_back_within_the_delay_gets_the_departed_workers_work(
     a, b = [w for w in workers if w is not c]
     gone = c.running
     assert c.member is not None
+    left_at = time.monotonic()
     await c.member.leave()
     await eventually("a and b hold c's work back", lambda: any(e.delay_ms > 0 for e in a.assignments()))
     back = await group("c-restarted")  # a restarted worker: new member id, nothing running
@@ -259,7 +260,8 @@ async def test_a_worker_back_within_the_delay_gets_the_departed_workers_work(
         "the restarted worker runs c's work", lambda: settled([a, b, back]), timeout=DELAY_MS / 1000 + 20
     )
     assert (set(back.running.connectors), set(back.running.tasks)) == (set(gone.connectors), set(gone.tasks))
-    assert all(e.revoked.is_empty() for w in (a, b) for e in w.assignments())
+    # Only what followed c's departure: the first rounds, as a, b and c joined one by one, may revoke.
+    assert all(e.revoked.is_empty() for w in (a, b) for e in w.assignments(since=left_at))
 
 
 async def test_an_eager_worker_makes_the_group_eager_and_every_rebalance_stops_everything(
