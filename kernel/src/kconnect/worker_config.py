@@ -134,6 +134,18 @@ class WorkerConfig:
         """Host and port of the first listener, for the REST server to bind."""
         return _host_port(self.listeners[0])
 
+    def advertised_url(self) -> str:
+        """The URL other workers reach this one at (Kafka's ``rest.advertised.listener``,
+        ``rest.advertised.host.name``, ``rest.advertised.port``; by default the first listener, with
+        the machine's host name for a wildcard host), ending in ``/`` as Kafka's."""
+        host, port = self.rest_host_port()
+        scheme = self.props.get("rest.advertised.listener", "").strip().lower() or "http"
+        advertised_host = self.props.get("rest.advertised.host.name", "").strip() or _advertised_host(host)
+        advertised_port = _int(self.props, "rest.advertised.port", port, self.source)
+        if ":" in advertised_host:
+            advertised_host = f"[{advertised_host}]"
+        return f"{scheme}://{advertised_host}:{advertised_port}/"
+
     def config_storage(self) -> InternalTopicConfig:
         """``config.storage.topic`` and its replication factor (distributed mode); one partition always."""
         return _internal_topic(self.props, "config.storage", None, self.source)

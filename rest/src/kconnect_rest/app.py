@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
-from kconnect.herder.api import Herder
+from kconnect.distributed.request_signing import InterWorkerKeyConfig
+from kconnect.errors import NotLeaderError
+from kconnect.herder.api import Herder, InternalHerder
 from kconnect.plugin_host import PluginHost
 from kconnect.worker_config import WorkerConfig
 from litestar import Litestar
@@ -14,6 +16,7 @@ from litestar.enums import ScopeType
 from litestar.types import HTTPScope, LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
 from kconnect_rest.controllers import CONTROLLERS
+from kconnect_rest.controllers.internal import put_task_configs
 from kconnect_rest.dependencies import provide
 from kconnect_rest.errors import exception_handlers
 from kconnect_rest.extensions import (
@@ -22,6 +25,7 @@ from kconnect_rest.extensions import (
     build_extensions,
     enabled_factories,
 )
+from kconnect_rest.forwarding import LeaderForwarder
 from kconnect_rest.loggers import Loggers
 from kconnect_rest.methods import answer_as_jersey
 from kconnect_rest.middleware import PathParamDecoder, escape_path
@@ -78,22 +82,31 @@ def create_app(
     Called once by the worker (and by tests) with its herder. REST extensions are the plugin
     host's REST_EXTENSION plugins named by ``rest.extension.classes``, then `extensions`; each
     factory gets `worker_config` and a read-only `ClusterState`. Raises PluginError if an
-    extension is not installed or fails to build.
+    extension is not installed or fails to build. A write the herder refuses with NotLeaderError is
+    forwarded to the leader (`kconnect_rest.forwarding`); an `InternalHerder` (distributed mode)
+    also gets the inter-worker endpoints, and a bad ``inter.worker.*`` key is a ConfigFileError.
     """
     cluster_state = ClusterState(herder.cluster_view)
     factories = [
         *enabled_factories(plugin_host, worker_config),
         *((getattr(f, "__qualname__", repr(f)), f) for f in extensions),
     ]
+    forwarder = LeaderForwarder()
+    internal = isinstance(herder, InternalHerder)
+    key_config = (
+        InterWorkerKeyConfig.from_props(worker_config.props, worker_config.source) if internal else None
+    )
     return ConnectApp(
-        route_handlers=list(CONTROLLERS),
+        route_handlers=[*CONTROLLERS, *([put_task_configs] if internal else [])],
         dependencies={
             "herder": provide(herder),
             "worker_config": provide(worker_config),
             "loggers": provide(Loggers()),
             "commit": provide(commit_id()),
+            "key_config": provide(key_config),
         },
-        exception_handlers=exception_handlers(),
+        exception_handlers={**exception_handlers(), NotLeaderError: forwarder.handle},
+        on_shutdown=[forwarder.close],
         middleware=[PathParamDecoder()],
         plugins=[*SCHEMA_PLUGINS, *build_extensions(factories, worker_config, cluster_state)],
         openapi_config=openapi_config(),

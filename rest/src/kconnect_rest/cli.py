@@ -1,4 +1,5 @@
-"""The ``kconnect`` command: ``kconnect standalone WORKER.properties [CONNECTOR.properties|.json ...]``.
+"""The ``kconnect`` command: ``kconnect standalone WORKER.properties [CONNECTOR.properties|.json ...]``
+and ``kconnect distributed WORKER.properties`` (Kafka's connect-standalone / connect-distributed).
 
 Bad input (a missing file, a bad key, an invalid connector config) ends with one line on stderr
 naming the file, the key and the reason, and a non-zero exit status; never a traceback.
@@ -34,6 +35,10 @@ def _parser() -> argparse.ArgumentParser:
         "worker_config", help="worker .properties file (Kafka's connect-standalone.properties)"
     )
     standalone.add_argument("connector_configs", nargs="*", help="connector .properties or .json files")
+    distributed = commands.add_parser("distributed", help="run a worker of a distributed cluster")
+    distributed.add_argument(
+        "worker_config", help="worker .properties file (Kafka's connect-distributed.properties)"
+    )
     return parser
 
 
@@ -47,11 +52,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for noisy in ("aiokafka", "py4j", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    from kconnect_rest.worker import StandaloneWorker
+    from kconnect_rest.worker import DistributedWorker, StandaloneWorker
 
     try:
-        worker = StandaloneWorker.from_files(args.worker_config, args.connector_configs)
-        asyncio.run(worker.run())
+        if args.command == "distributed":
+            asyncio.run(DistributedWorker.from_file(args.worker_config).run())
+        else:
+            asyncio.run(StandaloneWorker.from_files(args.worker_config, args.connector_configs).run())
     except ConnectError as exc:
         print(f"kconnect: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

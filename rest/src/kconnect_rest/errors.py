@@ -20,6 +20,7 @@ from kconnect.errors import (
     ConnectError,
     NotFoundError,
     PluginError,
+    RebalanceInProgressError,
 )
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -97,7 +98,8 @@ def _status_of(exc: ConnectError) -> int:
 def _connect_error(request: Request[Any, Any, Any], exc: ConnectError) -> Response[Any]:
     status = _status_of(exc)
     message = str(exc) or type(exc).__name__
-    if isinstance(exc, ConflictError) and "retry" not in message.lower():
+    rebalance = isinstance(exc, RebalanceInProgressError)  # Kafka's text as the herder wrote it
+    if isinstance(exc, ConflictError) and not rebalance and "retry" not in message.lower():
         message = f"{message}; please retry the request" if str(exc) else RETRY_MESSAGE
     if status >= 500:
         log.error("%s %s failed: %s", request.method, request.url.path, message, exc_info=exc)

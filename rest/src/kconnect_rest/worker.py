@@ -1,8 +1,10 @@
-"""The standalone worker: wires plugin host, executor, stores, herder and REST server together.
+"""The worker processes: wire plugin host, executor, stores, herder and REST server together.
 
+`StandaloneWorker` (``kconnect standalone``) and `DistributedWorker` (``kconnect distributed``).
 Start-up order keeps the REST server responsive from the first second: REST (``/health`` says
-``starting``), then the herder and executor (Spark starts in the background), then the connector
-files given on the command line. SIGINT / SIGTERM stop tasks gracefully (offsets committed).
+``starting``), then the herder and executor (Spark starts in the background; a distributed herder
+reads its topics and joins the group), then, standalone, the connector files given on the command
+line. SIGINT / SIGTERM stop tasks gracefully (offsets committed).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kconnect.errors import ConnectError, RequestTimeoutError
@@ -110,4 +112,62 @@ class StandaloneWorker:
             log.info("Stopping kconnect worker")
         finally:
             await herder.stop()
+            await rest.stop()
+
+
+class DistributedWorker:
+    """One worker of a Connect cluster (``kconnect distributed``): connectors come through REST only."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        self.config = config
+        self._stopping = asyncio.Event()
+
+    @classmethod
+    def from_file(cls, worker_file: str) -> DistributedWorker:
+        """Read and check the worker file (group and internal topic keys too) before anything starts."""
+        from kconnect.distributed.request_signing import InterWorkerKeyConfig
+
+        config = WorkerConfig.from_file(worker_file)
+        config.group_config()
+        for topic in (config.config_storage, config.offset_storage, config.status_storage):
+            topic()
+        InterWorkerKeyConfig.from_props(config.props, config.source)
+        url = config.advertised_url()
+        return cls(replace(config, worker_id=url.split("://", 1)[1].rstrip("/")))
+
+    def request_stop(self) -> None:
+        """Ask `run` to shut down (what SIGINT / SIGTERM do)."""
+        self._stopping.set()
+
+    async def run(self) -> None:
+        """Serve REST, read the internal topics, join the group and run what it assigns, until stopped."""
+        from kconnect.distributed.request_signing import InterWorkerKeyConfig
+        from kconnect.herder.distributed import DistributedHerder
+
+        from kconnect_rest.app import create_app
+        from kconnect_rest.internal_client import InternalRequestClient
+        from kconnect_rest.server import RestServer
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self.request_stop)
+        host = PluginHost.load()
+        executor = host.create_executor(self.config)
+        client = InternalRequestClient(InterWorkerKeyConfig.from_props(self.config.props, self.config.source))
+        herder = DistributedHerder(self.config, host, executor, client, self.config.advertised_url())
+        rest = RestServer(create_app(herder, self.config, host), self.config)
+        await rest.start()
+        log.info("REST server listening on %s, advertised as %s", rest.url, self.config.advertised_url())
+        try:
+            await herder.start()
+            log.info(
+                "kconnect worker %s started in group %s",
+                herder.worker_id,
+                self.config.group_config().group_id,
+            )
+            await self._stopping.wait()
+            log.info("Stopping kconnect worker")
+        finally:
+            await herder.stop()
+            await client.close()
             await rest.stop()

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kconnect.herder.model import ConnectorTaskId, ConnectorType, State, TargetState
+
+if TYPE_CHECKING:  # config_records imports this module (RestartRequest): import only for the types
+    from kconnect.storage.config_records import SessionKey
 
 
 @dataclass(frozen=True)
@@ -224,4 +227,49 @@ class Herder(Protocol):
 
     def cluster_view(self) -> ClusterView:
         """A read-only snapshot for REST extensions."""
+        ...
+
+
+@runtime_checkable
+class InternalHerder(Protocol):
+    """What a distributed herder offers the endpoints workers call on each other (Kafka's
+    InternalClusterResource); the REST app serves them only for a herder that has these methods.
+
+    The REST layer checks the request's signature (`kconnect_rest.signing`) before calling
+    `put_task_configs`; the herder never sees HTTP.
+    """
+
+    def internal_request_key(self) -> SessionKey | None:
+        """The session key internal requests must be signed with (the newest read from the config
+        topic), or None while none is known. Called by REST for every internal request."""
+        ...
+
+    def internal_requests_signed(self) -> bool:
+        """Whether internal requests must carry a valid signature: True when the group runs the
+        ``sessioned`` protocol (Kafka's rule), False for ``eager``/``compatible``."""
+        ...
+
+    async def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
+        """Write a connector's task configs (sent by the worker running the connector).
+
+        Leader only: another worker raises NotLeaderError(message, leader_url) and REST forwards the
+        request. NotFoundError(``Connector <name> not found``) for an unknown connector.
+        """
+        ...
+
+
+class LeaderRequests(Protocol):
+    """How a distributed herder sends the leader what only the leader may write (REST implements it:
+    `kconnect_rest.internal_client.InternalRequestClient`); the herder is handed one at start."""
+
+    async def put_task_configs(
+        self,
+        leader_url: str,
+        connector: str,
+        configs: Sequence[Mapping[str, str]],
+        session_key: SessionKey | None,
+    ) -> None:
+        """``POST {leader_url}/connectors/{connector}/tasks?forward=true`` with the task configs,
+        signed with `session_key` when given. Raises ConnectError naming the leader and the
+        reason when the leader cannot be reached or refuses (the herder retries later, as Kafka's)."""
         ...

@@ -95,6 +95,49 @@ class ShutdownRequested:
     """The worker is stopping: stop every task and connector, keep configs."""
 
 
+# --- events: the config topic and the group (distributed mode) -----------------------------------
+
+
+@dataclass(frozen=True)
+class ConnectorConfigRead:
+    """A connector's config was read from the shared config store (any worker may have written it)."""
+
+    name: str
+    config: Config
+    target: TargetState
+
+
+@dataclass(frozen=True)
+class ConnectorConfigDeleted:
+    """A connector's deletion was read from the shared config store."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class TargetStateRead:
+    """A connector's target state was read from the shared config store."""
+
+    name: str
+    target: TargetState
+
+
+@dataclass(frozen=True)
+class TaskConfigsRead:
+    """A connector's committed task configs were read from the shared config store."""
+
+    name: str
+    configs: Sequence[Config]
+
+
+@dataclass(frozen=True)
+class AssignmentChanged:
+    """The group gave this worker a new assignment: run exactly these connectors and tasks."""
+
+    connectors: frozenset[str]
+    tasks: frozenset[ConnectorTaskId]
+
+
 # --- events: the connector adapter ---------------------------------------------------------------
 
 
@@ -187,6 +230,11 @@ Event = (
     | TaskRestartRequested
     | ReconfigurationRequested
     | ShutdownRequested
+    | ConnectorConfigRead
+    | ConnectorConfigDeleted
+    | TargetStateRead
+    | TaskConfigsRead
+    | AssignmentChanged
     | ConnectorStarted
     | ConnectorFailed
     | ConnectorStopped

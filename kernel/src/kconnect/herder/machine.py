@@ -30,7 +30,7 @@ from typing import Any
 
 from kconnect.herder import events as ev
 from kconnect.herder.model import ConnectorTaskId, State, TargetState
-from kconnect.herder.state import Config, ConnectorRecord, HerderState, TaskRecord, restart_plan
+from kconnect.herder.state import Config, ConnectorRecord, HerderState, Owned, TaskRecord, restart_plan
 
 
 class _Act(Enum):
@@ -81,6 +81,8 @@ class _Step:
         return self.record.generation
 
     def start_connector(self) -> None:
+        if not self.state.owns_connector(self.record.name):
+            return  # another worker of the group runs it
         generation = self.next_generation()
         self.record = replace(self.record, instance=generation)
         self.effects.append(ev.StartConnector(self.record.name, self.record.config, generation))
@@ -91,6 +93,8 @@ class _Step:
             self.effects.append(ev.StopConnector(self.record.name))
 
     def start_task(self, index: int, observed: State | None = None) -> None:
+        if not self.state.owns_task(ConnectorTaskId(self.record.name, index)):
+            return  # another worker of the group runs it
         generation = self.next_generation()
         task = self.record.tasks[index]
         self.observe_task(index, observed or task.observed.state, task.observed.trace, generation)
@@ -110,9 +114,11 @@ class _Step:
         for index in range(len(self.record.tasks)):
             self.stop_task(index)
 
-    def replace_tasks(self, configs: Sequence[Config]) -> None:
-        """Write the new task configs first, then stop the old tasks (the caller starts the new ones)."""
-        self.effects.append(ev.PersistTaskConfigs(self.record.name, tuple(dict(c) for c in configs)))
+    def replace_tasks(self, configs: Sequence[Config], persist: bool = True) -> None:
+        """Write the new task configs first (unless read from the store), then stop the old tasks
+        (the caller starts the new ones)."""
+        if persist:
+            self.effects.append(ev.PersistTaskConfigs(self.record.name, tuple(dict(c) for c in configs)))
         self.stop_all_tasks()
         self.record = replace(
             self.record,
@@ -185,21 +191,103 @@ def _removed(state: HerderState, e: ev.ConnectorRemoved) -> _Result:
 
 
 def _target_set(state: HerderState, e: ev.TargetStateSet) -> _Result:
-    record = state.connectors.get(e.name)
-    if record is None or record.target is e.target:
+    return _new_target(state, e.name, e.target, persist=True)
+
+
+def _target_read(state: HerderState, e: ev.TargetStateRead) -> _Result:
+    return _new_target(state, e.name, e.target, persist=False)
+
+
+def _new_target(state: HerderState, name: str, target: TargetState, persist: bool) -> _Result:
+    record = state.connectors.get(name)
+    if record is None or record.target is target:
         return state, []
-    step = _Step(state, replace(record, target=e.target))
-    if e.target is TargetState.STOPPED:
+    step = _Step(state, replace(record, target=target))
+    if target is TargetState.STOPPED:
         # Kafka's order of writes: the task configs are removed before the target state is written.
-        step.replace_tasks([])
-        step.effects.insert(1, ev.PersistTargetState(e.name, e.target))
+        step.replace_tasks([], persist)
+        if persist:
+            step.effects.insert(1, ev.PersistTargetState(name, target))
     else:
-        step.effects.append(ev.PersistTargetState(e.name, e.target))
+        if persist:
+            step.effects.append(ev.PersistTargetState(name, target))
         for index, task in enumerate(step.record.tasks):
             if task.generation and task.observed.state is not State.FAILED:
-                step.effects.append(ev.SetTaskTargetState(ConnectorTaskId(e.name, index), e.target))
+                step.effects.append(ev.SetTaskTargetState(ConnectorTaskId(name, index), target))
     step.bring_to_target()
     return step.done()
+
+
+# --- distributed mode: what every worker reads from the config topic, and its assignment --------
+
+
+def _config_read(state: HerderState, e: ev.ConnectorConfigRead) -> _Result:
+    existing = state.connectors.get(e.name)
+    if existing is None:
+        record = replace(_new_record(state, e.name, e.config, e.target), applied_config=dict(e.config))
+        step = _Step(state, record)
+    elif dict(existing.config) == dict(e.config):
+        return state, []  # this worker's own write read back, or a config put unchanged
+    else:
+        step = _Step(state, replace(existing, config=dict(e.config)))
+        step.stop_connector()
+        step.observe(State.UNASSIGNED)
+    step.bring_to_target()
+    return step.done()
+
+
+def _config_deleted(state: HerderState, e: ev.ConnectorConfigDeleted) -> _Result:
+    record = state.connectors.get(e.name)
+    if record is None:
+        return state, []
+    step = _Step(state, record)
+    step.stop_all_tasks()
+    step.stop_connector()
+    return state.without(e.name), step.effects
+
+
+def _tasks_read(state: HerderState, e: ev.TaskConfigsRead) -> _Result:
+    record = state.connectors.get(e.name)
+    if record is None:
+        return state, []
+    same = [dict(c) for c in e.configs] == [dict(c) for c in record.task_configs]
+    if same and dict(record.applied_config or {}) == dict(record.config):
+        return state, []  # the connector's owner wrote them from this state: nothing to restart
+    step = _Step(state, record)
+    step.replace_tasks(e.configs, persist=False)
+    if record.target is not TargetState.STOPPED:
+        for index in range(len(step.record.tasks)):
+            step.start_task(index)
+    return step.done()
+
+
+def _assignment_changed(state: HerderState, e: ev.AssignmentChanged) -> _Result:
+    """Stop every revoked instance first, then start every added one (Kafka's order)."""
+    owned = Owned(e.connectors, e.tasks)
+    effects: list[ev.Effect] = []
+    for record in state.connectors.values():
+        step = _Step(state, record)
+        for index, task_id in enumerate(record.task_ids()):
+            if state.owns_task(task_id) and task_id not in owned.tasks:
+                step.stop_task(index)
+        if state.owns_connector(record.name) and record.name not in owned.connectors:
+            step.stop_connector()
+            step.observe(State.UNASSIGNED)
+        state, done = step.done()
+        effects.extend(done)
+    before, state = state, replace(state, owned=owned)
+    for record in state.connectors.values():
+        step = _Step(state, record)
+        if not before.owns_connector(record.name) and state.owns_connector(record.name):
+            step.observe(State.UNASSIGNED)  # what this worker saw of another worker's instance is gone
+            step.bring_to_target()
+        if record.target is not TargetState.STOPPED:
+            for index, task_id in enumerate(record.task_ids()):
+                if state.owns_task(task_id) and not step.record.tasks[index].generation:
+                    step.start_task(index, State.UNASSIGNED)
+        state, done = step.done()
+        effects.extend(done)
+    return state, effects
 
 
 def _restart(state: HerderState, e: ev.RestartRequested) -> _Result:
@@ -345,6 +433,11 @@ _HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {
     ev.TaskRestartRequested: _task_restart,
     ev.ReconfigurationRequested: _reconfigure,
     ev.ShutdownRequested: _shutdown,
+    ev.ConnectorConfigRead: _config_read,
+    ev.ConnectorConfigDeleted: _config_deleted,
+    ev.TargetStateRead: _target_read,
+    ev.TaskConfigsRead: _tasks_read,
+    ev.AssignmentChanged: _assignment_changed,
     ev.ConnectorStarted: _connector_started,
     ev.ConnectorFailed: _connector_failed,
     ev.ConnectorStopped: _connector_stopped,
@@ -367,18 +460,24 @@ def apply(state: HerderState, event: ev.Event) -> tuple[HerderState, list[ev.Eff
 
 
 def _status_effects(old: HerderState, new: HerderState) -> list[ev.Effect]:
+    """Status writes for what changed; a distributed worker writes only what it owns (in `new`;
+    a deletion: what it owned in `old`), so each status has one writer."""
     effects: list[ev.Effect] = []
     for name in sorted(old.connectors.keys() | new.connectors.keys()):
         before, after = old.connectors.get(name), new.connectors.get(name)
         if after is None:
-            effects.append(ev.RemoveStatus(name))
+            if old.owns_connector(name):
+                effects.append(ev.RemoveStatus(name))
             continue
-        if before is None or before.observed != after.observed:
+        if (before is None or before.observed != after.observed) and new.owns_connector(name):
             effects.append(ev.PutConnectorStatus(name, after.observed))
         before_tasks = before.tasks if before is not None else ()
         for index, task in enumerate(after.tasks):
-            if index >= len(before_tasks) or before_tasks[index].observed != task.observed:
-                effects.append(ev.PutTaskStatus(ConnectorTaskId(name, index), task.observed))
+            task_id = ConnectorTaskId(name, index)
+            changed = index >= len(before_tasks) or before_tasks[index].observed != task.observed
+            if changed and new.owns_task(task_id):
+                effects.append(ev.PutTaskStatus(task_id, task.observed))
         for index in range(len(after.tasks), len(before_tasks)):
-            effects.append(ev.RemoveTaskStatus(ConnectorTaskId(name, index)))
+            if old.owns_task(ConnectorTaskId(name, index)):
+                effects.append(ev.RemoveTaskStatus(ConnectorTaskId(name, index)))
     return effects

@@ -6,7 +6,7 @@ the owner's queue and awaits the answer, at most `REQUEST_TIMEOUT_S`; the execut
 (`kconnect.herder.listener`) and connector contexts put events on the same queue. The owner folds
 each event into the state and carries out the effects first-in-first-out (`EffectRunner`).
 Connector code runs in its own threads (`kconnect.herder.connectors`), never on the owner. Reads
-answer from the current immutable state, whatever the owner is doing.
+answer from the current immutable state, whatever the owner is doing (`kconnect.herder.front_door`).
 """
 
 from __future__ import annotations
@@ -14,83 +14,40 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
 from kconnect.herder.api import (
-    ClusterView,
     ConnectorInfo,
     ConnectorOffset,
-    ConnectorOffsets,
     ConnectorStateInfo,
     PutResult,
     RestartRequest,
-    TaskInfo,
     TaskStateInfo,
-    WorkerHealth,
 )
-from kconnect.herder.connectors import ConnectorInstances
-from kconnect.herder.effects import EffectRunner
-from kconnect.herder.health import worker_health
-from kconnect.herder.listener import HerderTaskListener
-from kconnect.herder.model import ConnectorTaskId, ConnectorType, TargetState
-from kconnect.herder.offsets import AiokafkaAdmin, ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
-from kconnect.herder.owner import REQUEST_TIMEOUT_S, Owner
-from kconnect.herder.state import ConnectorRecord, HerderState, restart_plan
-from kconnect.herder.validation import NAME_CONFIG, ConnectorValidator
+from kconnect.herder.front_door import HerderFrontDoor, merged
+from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.herder.offsets import AiokafkaAdmin
+from kconnect.herder.state import restart_plan
+from kconnect.herder.validation import NAME_CONFIG
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import (
-    ConfigBackingStore,
     FileConfigBackingStore,
     FileOffsetBackingStore,
     MemoryConfigBackingStore,
     MemoryOffsetBackingStore,
     MemoryStatusBackingStore,
-    OffsetBackingStore,
-    StatusBackingStore,
 )
 from kconnect.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
 
 
-class StandaloneHerder:
+class StandaloneHerder(HerderFrontDoor):
     """The herder of a standalone worker (Kafka's StandaloneHerder), created by the worker at start-up."""
-
-    def __init__(
-        self,
-        worker_config: WorkerConfig,
-        plugins: PluginHost,
-        executor: Executor,
-        config_store: ConfigBackingStore,
-        status_store: StatusBackingStore,
-        offset_store: OffsetBackingStore,
-        admin: Callable[[], KafkaAdmin],
-        request_timeout_s: float = REQUEST_TIMEOUT_S,
-    ) -> None:
-        self.worker_id = worker_config.worker_id
-        self._executor = executor
-        self._config_store = config_store
-        self._status_store = status_store
-        self._offset_store = offset_store
-        self._admin = admin
-        self._validator = ConnectorValidator(plugins, worker_config.props)
-        self._connectors = ConnectorInstances(
-            plugins,
-            self._post_threadsafe,
-            shutdown_timeout_s=worker_config.task_shutdown_graceful_timeout_ms / 1000,
-        )
-        effects = EffectRunner(worker_config, plugins, executor, self._connectors, config_store, status_store)
-        self._owner = Owner(HerderState(self.worker_id), effects.run, request_timeout_s)
-        self._listener = HerderTaskListener(self._owner.post, offset_store, status_store)
-        self._offsets = ConnectorOffsetsStore(offset_store, admin)
-        self._started = False
-        self._healthy = False
-        self._cluster_id: str | None = None
 
     @classmethod
     def create(cls, worker_config: WorkerConfig, plugins: PluginHost, executor: Executor) -> StandaloneHerder:
@@ -138,70 +95,12 @@ class StandaloneHerder:
         await self._offset_store.stop()
         log.info("Herder stopped")
 
-    def health(self) -> WorkerHealth:
-        """Starting until the stores are loaded and the executor can run tasks, then healthy;
-        unhealthy when the executor could not start, with its reason."""
-        return worker_health(self._executor, self._healthy)
-
-    async def kafka_cluster_id(self) -> str:
-        """The broker's cluster id (asked once, then cached)."""
-        if self._cluster_id is None:
-            self._cluster_id = await self._admin().cluster_id()
-        return self._cluster_id
-
-    # --- the owner's entry points -----------------------------------------------------------------------
-
-    @property
-    def _state(self) -> HerderState:
-        return self._owner.state
-
-    def _post_threadsafe(self, event: ev.Event) -> None:
-        self._owner.post_threadsafe(event)
-
-    async def _write(self, event: ev.Event, check: Callable[[], object] = lambda: None) -> None:
-        """Run `check` then fold `event` in on the owner task; answer within the request timeout."""
-
-        async def write() -> None:
-            check()
-            await self._owner.command(event)
-
-        await self._owner.call(write, self._owner.deadline())
-
-    # --- reads -------------------------------------------------------------------------------------------
-
-    def _record(self, name: str, message: str | None = None) -> ConnectorRecord:
-        record = self._state.connectors.get(name)
-        if record is None:
-            raise NotFoundError(message or f"Connector {name} not found")
-        return record
-
-    def _type(self, record: ConnectorRecord) -> ConnectorType:
-        return self._validator.connector_type(record.config)
-
-    def _versions(self, record: ConnectorRecord) -> views.Versions:
-        return views.versions(record, self._validator.plugin, self._validator.task_version)
-
-    async def connectors(self) -> list[str]:
-        """Names of all connectors, sorted."""
-        return sorted(self._state.connectors)
-
-    async def connector_info(self, name: str) -> ConnectorInfo:
-        """Config, task ids and type of one connector."""
-        record = self._record(name)
-        return views.connector_info(record, self._type(record))
-
-    async def connector_config(self, name: str) -> dict[str, str]:
-        """The connector's config as given."""
-        return dict(self._record(name).config)
+    # --- status reads: this worker runs everything, so the reducer's state is the truth ---------------
 
     async def connector_status(self, name: str) -> ConnectorStateInfo:
         """Observed state of the connector and its tasks."""
         record = self._record(name, f"No status found for connector {name}")
         return views.connector_status(record, self._type(record), versions=self._versions(record))
-
-    async def task_configs(self, name: str) -> list[TaskInfo]:
-        """Ids and configs of the connector's tasks."""
-        return views.task_infos(self._record(name))
 
     async def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
         """Observed state of one task."""
@@ -209,11 +108,6 @@ class StandaloneHerder:
         if record is None or not 0 <= task.task < len(record.tasks):
             raise NotFoundError(f"No status found for task {task}")
         return views.task_status(record, task.task, self._versions(record))
-
-    def cluster_view(self) -> ClusterView:
-        """A read-only snapshot for REST extensions."""
-        connectors = {name: dict(r.config) for name, r in self._state.connectors.items()}
-        return ClusterView(connectors, self._cluster_id)
 
     # --- config writes -----------------------------------------------------------------------------------
 
@@ -263,15 +157,15 @@ class StandaloneHerder:
         deadline = self._owner.deadline()
         while True:
             base = dict(self._record(name).config)
-            merged = _merged(base, patch)
-            await self._owner.wait(asyncio.ensure_future(self._validator.check(merged)), deadline)
+            patched = merged(base, patch)
+            await self._owner.wait(asyncio.ensure_future(self._validator.check(patched)), deadline)
 
             async def put(
-                base: dict[str, str] = base, merged: dict[str, str] = merged
+                base: dict[str, str] = base, patched: dict[str, str] = patched
             ) -> tuple[bool, asyncio.Future[None] | None]:
                 if dict(self._record(name).config) != base:
                     return False, None
-                await self._owner.command(ev.ConnectorConfigured(name, merged))
+                await self._owner.command(ev.ConnectorConfigured(name, patched))
                 return True, self._owner.settled(name)
 
             applied, settled = await self._owner.call(put, deadline)
@@ -343,14 +237,6 @@ class StandaloneHerder:
 
     # --- offsets (KIP-875) -------------------------------------------------------------------------------
 
-    def _is_sink(self, record: ConnectorRecord) -> bool:
-        return self._type(record) is ConnectorType.SINK
-
-    async def connector_offsets(self, name: str) -> ConnectorOffsets:
-        """Committed offsets, in any state."""
-        record = self._record(name)
-        return await self._offsets.read(name, self._is_sink(record))
-
     async def alter_offsets(self, name: str, offsets: Sequence[ConnectorOffset]) -> str:
         """Alter a STOPPED connector's offsets after its `alter_offsets` accepts them."""
 
@@ -370,45 +256,3 @@ class StandaloneHerder:
             return await self._offsets.reset_all(name, record.config, plugin.cls, self._is_sink(record))
 
         return await self._owner.call(reset, self._owner.deadline())
-
-    def _stopped(self, name: str) -> ConnectorRecord:
-        record = self._record(name)
-        if record.target is not TargetState.STOPPED or record.tasks:
-            raise BadRequestError(not_stopped_message(name))
-        return record
-
-    # --- topics (KIP-558) --------------------------------------------------------------------------------
-
-    async def active_topics(self, name: str) -> list[str]:
-        """Topics the connector used since the last reset (no existence check, as in Kafka)."""
-        return self._status_store.topics(name)
-
-    async def reset_active_topics(self, name: str) -> None:
-        """Forget the connector's active topics; its running tasks report them again on their next use."""
-        self._status_store.reset_topics(name)
-        self._executor.reset_active_topics(name)
-
-    # --- plugins and validation --------------------------------------------------------------------------
-
-    async def validate_connector_config(self, config: Mapping[str, str]) -> Any:
-        """Kafka's ConfigInfos for this config."""
-        return await self._validator.validate(config)
-
-    def plugins(self, *, connectors_only: bool) -> list[Any]:
-        """Installed plugins, sinks then sources then the other kinds."""
-        return list(self._validator.plugins(connectors_only))
-
-    def plugin_config(self, plugin: str) -> list[Any]:
-        """The plugin's config keys, then the framework's for connectors."""
-        return list(self._validator.plugin_config(plugin))
-
-
-def _merged(config: Mapping[str, str], patch: Mapping[str, str | None]) -> dict[str, str]:
-    """`config` with `patch` applied: a None value removes the key."""
-    merged = dict(config)
-    for key, value in patch.items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    return merged

@@ -57,11 +57,32 @@ class ConnectorRecord:
 
 
 @dataclass(frozen=True)
+class Owned:
+    """The connectors and tasks a distributed worker was assigned (runs, and writes statuses of)."""
+
+    connectors: frozenset[str] = frozenset()
+    tasks: frozenset[ConnectorTaskId] = frozenset()
+
+
+@dataclass(frozen=True)
 class HerderState:
-    """Everything the herder knows, as one immutable value."""
+    """Everything the herder knows, as one immutable value.
+
+    `owned` is None for a standalone worker (it runs everything); a distributed worker folds every
+    connector into its state but runs, and reports the status of, only what `owned` holds.
+    """
 
     worker_id: str = ""
     connectors: Mapping[str, ConnectorRecord] = field(default_factory=dict)
+    owned: Owned | None = None
+
+    def owns_connector(self, name: str) -> bool:
+        """Whether this worker runs the connector's instance."""
+        return self.owned is None or name in self.owned.connectors
+
+    def owns_task(self, task: ConnectorTaskId) -> bool:
+        """Whether this worker runs the task."""
+        return self.owned is None or task in self.owned.tasks
 
     def with_connector(self, record: ConnectorRecord) -> HerderState:
         """A copy with `record` added or replaced."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kconnect.herder.api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
@@ -98,3 +98,15 @@ def connector_status(
         ],
         kind,
     )
+
+
+def with_observed(record: ConnectorRecord, status: ConnectorStateInfo) -> ConnectorRecord:
+    """`record` with the observed states of `status` (read from the status topic in distributed mode),
+    so that a restart plan (`kconnect.herder.state.restart_plan`) sees what the owners reported."""
+    by_id = {t.id: t for t in status.tasks}
+
+    def observed(info: StateInfo | None, current: Observed) -> Observed:
+        return current if info is None else Observed(info.state, info.trace, info.worker_id)
+
+    tasks = tuple(replace(t, observed=observed(by_id.get(i), t.observed)) for i, t in enumerate(record.tasks))
+    return replace(record, observed=observed(status.connector, record.observed), tasks=tasks)

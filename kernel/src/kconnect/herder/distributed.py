@@ -1,0 +1,419 @@
+"""The distributed herder: the `Herder` front door of one worker of a Connect cluster.
+
+Three edges feed the one owner task (`kconnect.herder.owner`) of this worker, and the reducer
+(`kconnect.herder.machine`) decides:
+
+* the **config topic** (`KafkaConfigBackingStore`): every change any worker wrote is read back by
+  every worker and folded in (`kconnect.distributed.config_events`), so every worker knows every
+  connector; a change of the connectors or tasks to share asks the group for a rebalance;
+* the **group** (`GroupMember`): each assignment is folded in as `AssignmentChanged`, and the
+  reducer starts and stops exactly what this worker now owns; the member waits for that before it
+  rejoins, so no instance runs on two workers under the cooperative protocols;
+* the **executor** and connector instances, as in standalone mode.
+
+Writes follow Kafka's rules. The leader writes connector configs, task configs, STOPPED (with its
+empty task configs), restart requests and offset changes, one write at a time; another worker
+raises `NotLeaderError` with the leader's URL and the REST layer forwards the request there
+(`kconnect_rest.forwarding`); during a rebalance no leader is known and the answer is 409. Pause and
+resume are written by whichever worker is asked. Task configs that a connector generates on a
+follower reach the leader through `LeaderRequests` (signed internal REST calls). Reads answer
+from this worker's state; statuses come from the status topic, where each instance's owner writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+
+from kconnect.distributed.assignor import ConfiguredWork
+from kconnect.distributed.config_events import events_for, loaded_events, rebalance_reason
+from kconnect.distributed.group_member import GroupMember
+from kconnect.distributed.membership import (
+    AssignmentReceived,
+    MembershipEvent,
+    MembershipLost,
+    RebalanceStarted,
+)
+from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks, ConnectProtocol
+from kconnect.distributed.request_signing import InterWorkerKeyConfig, generate_session_key, needs_rotation
+from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError, NotLeaderError
+from kconnect.executor import Executor
+from kconnect.herder import events as ev
+from kconnect.herder import views
+from kconnect.herder.api import (
+    ConnectorInfo,
+    ConnectorOffset,
+    ConnectorStateInfo,
+    LeaderRequests,
+    PutResult,
+    RestartRequest,
+    StateInfo,
+    TaskStateInfo,
+)
+from kconnect.herder.front_door import HerderFrontDoor, merged
+from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.herder.offsets import AiokafkaAdmin
+from kconnect.herder.state import HerderState, Owned, restart_plan
+from kconnect.herder.task_config_route import LeaderRoutedConfigStore
+from kconnect.herder.validation import NAME_CONFIG
+from kconnect.plugin_host import PluginHost
+from kconnect.storage import KafkaConfigBackingStore, KafkaOffsetBackingStore, KafkaStatusBackingStore
+from kconnect.storage.config_records import SessionKey
+from kconnect.storage.config_topic_state import ConfigUpdate
+from kconnect.worker_config import WorkerConfig
+
+log = logging.getLogger(__name__)
+
+KEY_CHECK_INTERVAL_S = 60.0
+"""How often the leader checks whether the session key must be rotated (``inter.worker.key.ttl.ms``)."""
+
+
+class DistributedHerder(HerderFrontDoor):
+    """The herder of a distributed worker (``kconnect distributed``), created by the worker at start-up."""
+
+    def __init__(
+        self,
+        worker_config: WorkerConfig,
+        plugins: PluginHost,
+        executor: Executor,
+        leader_requests: LeaderRequests,
+        url: str,
+    ) -> None:
+        self._group = worker_config.group_config()
+        self._key_config = InterWorkerKeyConfig.from_props(worker_config.props, worker_config.source)
+        self._url = url
+        self._configs = KafkaConfigBackingStore(worker_config.props, worker_config.config_storage())
+        self._statuses = KafkaStatusBackingStore(
+            worker_config.props,
+            worker_config.status_storage(),
+            generation=lambda: max(self._member.generation, 0),
+        )
+        offsets = KafkaOffsetBackingStore(worker_config.props, worker_config.offset_storage())
+        self._routed = LeaderRoutedConfigStore(
+            self._configs, leader_requests, self._leader_url, self._is_leader, self._task_configs_lost
+        )
+        super().__init__(
+            worker_config,
+            plugins,
+            executor,
+            self._routed,
+            self._statuses,
+            offsets,
+            lambda: AiokafkaAdmin(worker_config),
+            initial=HerderState(worker_config.worker_id, owned=Owned()),
+        )
+        self._member = GroupMember(
+            bootstrap_servers=worker_config.bootstrap_servers,
+            config=self._group,
+            url=url,
+            configured=self._configured,
+            on_event=self._on_membership,
+        )
+        self._assignment: AssignmentReceived | None = None
+        self._rebalancing = True
+        self._leader_writes = asyncio.Lock()
+        self._key_task: asyncio.Task[None] | None = None
+        self._seen = self._configs.snapshot()
+
+    # --- lifecycle ---------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Read the three topics to the end, fold in every connector, start the executor, join the group."""
+        await self._offset_store.start()
+        await self._statuses.start()
+        await self._configs.start()
+        self._owner.start()
+        self._started = True
+        for event in loaded_events(self._configs.snapshot()):
+            await self._owner.call(functools.partial(self._owner.command, event))
+        self._seen = self._configs.snapshot()
+        self._configs.set_update_listener(self._on_config_update)
+        await self._executor.start(self._listener)
+        await self._member.start()
+        self._healthy = True
+        log.info(
+            "Distributed herder started: group %s, %d connectors, advertised URL %s",
+            self._group.group_id, len(self._configs.snapshot().connectors()), self._url,
+        )  # fmt: skip
+
+    async def stop(self) -> None:
+        """Stop every task (offsets committed) and connector, leave the group, flush statuses."""
+        if not self._started:
+            return
+        self._started = False
+        if self._key_task is not None:
+            self._key_task.cancel()
+        await self._owner.call(lambda: self._owner.command(ev.ShutdownRequested()))
+        await self._connectors.stop_all()
+        await self._routed.close()
+        await self._member.leave()
+        await self._executor.stop()
+        self._owner.stop()
+        with contextlib.suppress(Exception):
+            await self._statuses.flush()
+        for store in (self._configs, self._statuses, self._offset_store):
+            await store.stop()
+        log.info("Distributed herder stopped")
+
+    # --- the group ---------------------------------------------------------------------------------------
+
+    def _configured(self) -> ConfiguredWork:
+        snapshot = self._configs.snapshot()
+        return ConfiguredWork.of(snapshot, snapshot.offset)
+
+    def _is_leader(self) -> bool:
+        return self._assignment is not None and not self._rebalancing and self._assignment.is_leader
+
+    def _leader_url(self) -> str | None:
+        if self._assignment is None or self._rebalancing:
+            return None
+        return self._assignment.leader_url
+
+    async def _run(self, work: ConnectorsAndTasks) -> None:
+        """Fold in that this worker runs exactly `work` now (the owner stops and starts the difference)."""
+        event = ev.AssignmentChanged(frozenset(work.connectors), frozenset(work.tasks))
+        await self._owner.call(lambda: self._owner.command(event))
+
+    async def _on_membership(self, event: MembershipEvent) -> None:
+        """Called by the group member for each event, in order; it rejoins only after this returns."""
+        current = self._member.running
+        if isinstance(event, RebalanceStarted):
+            self._rebalancing = True
+            if not event.revoked.is_empty():
+                await self._run(current.minus(event.revoked))
+        elif isinstance(event, MembershipLost):
+            self._rebalancing = True
+            log.warning("This worker left the group (%s); its tasks stop until it rejoins", event.reason)
+            await self._run(EMPTY)
+        elif event.failed:
+            log.info(
+                "Assignment failed (config behind offset %d); reading the config topic", event.config_offset
+            )
+            await self._configs.read_to_end()
+        else:
+            self._assignment, self._rebalancing = event, False
+            await self._run(event.assigned)
+            if event.is_leader:
+                await self._rotate_session_key()
+                if self._key_task is None or self._key_task.done():
+                    self._key_task = asyncio.create_task(self._keep_session_key(), name="session key")
+
+    def _on_config_update(self, update: ConfigUpdate) -> None:
+        """Called by the config store, on the loop, for each change read after start (must not block)."""
+        snapshot = self._configs.snapshot()
+        for event in events_for(update, snapshot):
+            self._owner.post(event)
+        reason = rebalance_reason(self._seen, snapshot)
+        self._seen = snapshot
+        if reason is not None:
+            log.info("Requesting a rebalance: %s", reason)
+            self._member.request_rejoin(reason)
+
+    def _task_configs_lost(self, connector: str, reason: str) -> None:
+        record = self._state.connectors.get(connector)
+        if record is not None and record.instance:
+            self._owner.post(ev.ConnectorFailed(connector, record.instance, reason))
+
+    # --- session keys (KIP-507): the leader writes them ----------------------------------------------------
+
+    def _signing(self) -> bool:
+        return self._assignment is not None and self._assignment.protocol is ConnectProtocol.SESSIONED
+
+    async def _rotate_session_key(self) -> None:
+        now_ms = int(time.time() * 1000)
+        if self._signing() and needs_rotation(self._configs.session_key, self._key_config, now_ms):
+            log.info("Writing a new session key for internal requests")
+            await self._configs.put_session_key(generate_session_key(self._key_config, now_ms))
+
+    async def _keep_session_key(self) -> None:
+        while self._is_leader():
+            await asyncio.sleep(min(KEY_CHECK_INTERVAL_S, max(1.0, self._key_config.key_ttl_ms / 4000)))
+            try:
+                await self._rotate_session_key()
+            except Exception:
+                log.error("Could not write a new session key; trying again later", exc_info=True)
+
+    def internal_request_key(self) -> SessionKey | None:
+        """The newest session key read from the config topic (internal requests are signed with it)."""
+        return self._configs.session_key
+
+    def internal_requests_signed(self) -> bool:
+        """Whether internal requests must be signed: the group runs the ``sessioned`` protocol."""
+        return self._signing()
+
+    # --- leader-only writes ------------------------------------------------------------------------------
+
+    def _require_leader(self, what: str) -> None:
+        if not self._is_leader():
+            raise NotLeaderError(f"Cannot {what}: this worker is not the leader", self._leader_url())
+
+    @contextlib.asynccontextmanager
+    async def _as_leader(self, what: str) -> AsyncIterator[None]:
+        """One leader write at a time; NotLeaderError (REST forwards) unless this worker leads.
+
+        On the way out, waits until the owner has folded in what the write read back, so that
+        this worker's next read shows it."""
+        self._require_leader(what)
+        async with self._leader_writes:
+            self._require_leader(what)
+            yield
+        await self._caught_up()
+
+    async def _caught_up(self) -> None:
+        async def nothing() -> None:
+            return None
+
+        await self._owner.call(nothing, self._owner.deadline())
+
+    async def put_connector_config(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        *,
+        allow_replace: bool,
+        initial_state: TargetState | None = None,
+    ) -> PutResult:
+        """Validate and write the connector's config to the config topic (leader only); answers once
+        every worker can read it, with the tasks it has so far (none for a new connector, as Kafka)."""
+        config = dict(config)
+        if NAME_CONFIG in config and config[NAME_CONFIG] != name:
+            raise BadRequestError(
+                f"Connector name configuration ({config[NAME_CONFIG]}) doesn't match connector name "
+                f"in the URL ({name})"
+            )
+        config[NAME_CONFIG] = name
+        async with self._as_leader("create or update a connector"):
+            await self._validator.check(config)
+            created = not self._configs.snapshot().contains(name)
+            if not created and not allow_replace:
+                raise AlreadyExistsError(f"Connector {name} already exists")
+            await self._configs.put_connector_config(name, config, initial_state if created else None)
+        return PutResult(created, self._written_info(name, config))
+
+    async def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
+        """Merge `patch` into the stored config, validate and write it (leader only, one write at a time)."""
+        async with self._as_leader("patch a connector's config"):
+            stored = self._configs.snapshot().connector_config(name)
+            if stored is None:
+                raise NotFoundError(f"Connector {name} not found")
+            patched = merged(stored, patch)
+            await self._validator.check(patched)
+            await self._configs.put_connector_config(name, patched)
+        return self._written_info(name, patched)
+
+    def _written_info(self, name: str, config: Mapping[str, str]) -> ConnectorInfo:
+        snapshot = self._configs.snapshot()
+        return ConnectorInfo(name, dict(config), snapshot.tasks(name), self._validator.connector_type(config))
+
+    async def delete_connector(self, name: str) -> ConnectorInfo:
+        """Remove the connector from the config topic (leader only); every worker then stops its part."""
+        async with self._as_leader("delete a connector"):
+            record = self._record(name)
+            info = views.connector_info(record, self._type(record))
+            await self._configs.remove_connector_config(name)
+        return info
+
+    async def stop_connector(self, name: str) -> None:
+        """STOPPED (leader only): empty task configs first, then the target state, as Kafka writes them."""
+        async with self._as_leader("stop a connector"):
+            self._record(name, f"Unknown connector {name}")
+            await self._configs.put_task_configs(name, [])
+            await self._configs.put_target_state(name, TargetState.STOPPED)
+
+    async def restart_connector(self, request: RestartRequest) -> ConnectorStateInfo:
+        """Write a KIP-745 restart request (leader only); the owner of each instance restarts it.
+
+        Returns the status before the restart, RESTARTING where the request applies."""
+        async with self._as_leader("restart a connector"):
+            record = self._record(request.connector, f"Unknown connector: {request.connector}")
+            status = await self.connector_status(request.connector)
+            observed = views.with_observed(record, status)
+            plan = restart_plan(observed, request.include_tasks, request.only_failed)
+            await self._configs.put_restart_request(request)
+        return views.connector_status(observed, self._type(record), plan, self._versions(record))
+
+    async def restart_task(self, task: ConnectorTaskId) -> None:
+        """Restart a task this worker runs; otherwise forward to the leader, which forwards to the owner."""
+        record = self._record(task.connector, f"Unknown connector: {task.connector}")
+        if not 0 <= task.task < len(record.tasks):
+            raise NotFoundError(f"Unknown task: {task}")
+        if self._state.owns_task(task):
+            await self._write(ev.TaskRestartRequested(task))
+            return
+        if self._is_leader():
+            assert self._assignment is not None
+            owner = next((m for m, w in self._assignment.owners.items() if task in w.tasks), None)
+            url = self._assignment.member_urls.get(owner) if owner is not None else None
+            raise NotLeaderError("Cannot restart task since it is not assigned to this member", url)
+        raise NotLeaderError(
+            "Cannot restart task since it is not assigned to this member", self._leader_url()
+        )
+
+    async def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
+        """Write task configs a connector generated on some worker (leader only; internal endpoint)."""
+        async with self._as_leader("write task configs"):
+            if not self._configs.snapshot().contains(connector):
+                raise NotFoundError(f"Connector {connector} not found")
+            await self._configs.put_task_configs(connector, configs)
+
+    async def alter_offsets(self, name: str, offsets: Sequence[ConnectorOffset]) -> str:
+        """Alter a STOPPED connector's offsets (leader only) after its `alter_offsets` accepts them."""
+        async with self._as_leader("alter a connector's offsets"):
+            record = self._stopped(name)
+            plugin = self._validator.plugin(record.config)
+            return await self._offsets.alter(name, record.config, plugin.cls, self._is_sink(record), offsets)
+
+    async def reset_offsets(self, name: str) -> str:
+        """Remove every offset of a STOPPED connector (leader only)."""
+        async with self._as_leader("reset a connector's offsets"):
+            record = self._stopped(name)
+            plugin = self._validator.plugin(record.config)
+            return await self._offsets.reset_all(name, record.config, plugin.cls, self._is_sink(record))
+
+    # --- writes any worker makes -------------------------------------------------------------------------
+
+    async def _put_target(self, name: str, target: TargetState) -> None:
+        self._record(name, f"Unknown connector {name}")
+        await self._configs.put_target_state(name, target)
+        await self._caught_up()
+
+    async def pause_connector(self, name: str) -> None:
+        """Target state PAUSED, written to the config topic by this worker; every owner pauses its part."""
+        await self._put_target(name, TargetState.PAUSED)
+
+    async def resume_connector(self, name: str) -> None:
+        """Target state STARTED, written to the config topic by this worker."""
+        await self._put_target(name, TargetState.STARTED)
+
+    # --- status reads: from the status topic, where each instance's owner writes ------------------------
+
+    async def connector_status(self, name: str) -> ConnectorStateInfo:
+        """The connector's and its tasks' latest statuses, whoever runs them."""
+        record = self._record(name, f"No status found for connector {name}")
+        connector = self._statuses.get_connector(name)
+        if connector is None:
+            raise NotFoundError(f"No status found for connector {name}")
+        versions = self._versions(record)
+        tasks = [self._task_state(t, versions.task(t.task)) for t in record.task_ids()]
+        state = StateInfo(connector.state, connector.worker_id, connector.trace, versions.connector)
+        return ConnectorStateInfo(name, state, [t for t in tasks if t is not None], self._type(record))
+
+    def _task_state(self, task: ConnectorTaskId, version: str | None) -> TaskStateInfo | None:
+        found = self._statuses.get_task(task)
+        if found is None:
+            return None
+        return TaskStateInfo(found.state, found.worker_id, found.trace, version, id=task.task)
+
+    async def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
+        """One task's latest status, whoever runs it."""
+        record = self._state.connectors.get(task.connector)
+        found = None
+        if record is not None and 0 <= task.task < len(record.tasks):
+            found = self._task_state(task, self._versions(record).task(task.task))
+        if found is None:
+            raise NotFoundError(f"No status found for task {task}")
+        return found

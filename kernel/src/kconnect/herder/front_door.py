@@ -1,0 +1,189 @@
+"""What every herder's front door shares: the owner task, its adapters, and the reads REST makes.
+
+`HerderFrontDoor` is the common part of `StandaloneHerder` and `DistributedHerder`: it builds the
+owner task (`kconnect.herder.owner`) over the reducer, the connector instances and the effect
+runner, and answers the reads that are the same in both modes (configs and task configs from the
+reducer's state, plugins and validation, active topics, committed offsets). Each mode adds its
+own lifecycle, its writes and its status reads: a standalone worker knows every status itself, a
+distributed one reads the statuses other workers wrote from the status topic.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kconnect.errors import BadRequestError, NotFoundError
+from kconnect.executor import Executor
+from kconnect.herder import events as ev
+from kconnect.herder import views
+from kconnect.herder.api import ClusterView, ConnectorInfo, ConnectorOffsets, TaskInfo, WorkerHealth
+from kconnect.herder.connectors import ConnectorInstances
+from kconnect.herder.effects import EffectRunner
+from kconnect.herder.health import worker_health
+from kconnect.herder.listener import HerderTaskListener
+from kconnect.herder.model import ConnectorType, TargetState
+from kconnect.herder.offsets import ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
+from kconnect.herder.owner import REQUEST_TIMEOUT_S, Owner
+from kconnect.herder.state import ConnectorRecord, HerderState
+from kconnect.herder.validation import ConnectorValidator
+from kconnect.plugin_host import PluginHost
+from kconnect.storage import ConfigBackingStore, OffsetBackingStore, StatusBackingStore
+from kconnect.worker_config import WorkerConfig
+
+log = logging.getLogger(__name__)
+
+
+class HerderFrontDoor:
+    """The owner task and the mode-independent reads; subclassed once per mode, never deeper."""
+
+    def __init__(
+        self,
+        worker_config: WorkerConfig,
+        plugins: PluginHost,
+        executor: Executor,
+        config_store: ConfigBackingStore,
+        status_store: StatusBackingStore,
+        offset_store: OffsetBackingStore,
+        admin: Callable[[], KafkaAdmin],
+        request_timeout_s: float = REQUEST_TIMEOUT_S,
+        initial: HerderState | None = None,
+    ) -> None:
+        self.worker_id = worker_config.worker_id
+        self._worker_config = worker_config
+        self._executor = executor
+        self._config_store = config_store
+        self._status_store = status_store
+        self._offset_store = offset_store
+        self._admin = admin
+        self._validator = ConnectorValidator(plugins, worker_config.props)
+        self._connectors = ConnectorInstances(
+            plugins,
+            self._post_threadsafe,
+            shutdown_timeout_s=worker_config.task_shutdown_graceful_timeout_ms / 1000,
+        )
+        effects = EffectRunner(worker_config, plugins, executor, self._connectors, config_store, status_store)
+        self._owner = Owner(initial or HerderState(self.worker_id), effects.run, request_timeout_s)
+        self._listener = HerderTaskListener(self._owner.post, offset_store, status_store)
+        self._offsets = ConnectorOffsetsStore(offset_store, admin)
+        self._started = False
+        self._healthy = False
+        self._cluster_id: str | None = None
+
+    def health(self) -> WorkerHealth:
+        """Starting until the stores are loaded and the executor can run tasks, then healthy;
+        unhealthy when the executor could not start, with its reason."""
+        return worker_health(self._executor, self._healthy)
+
+    async def kafka_cluster_id(self) -> str:
+        """The broker's cluster id (asked once, then cached)."""
+        if self._cluster_id is None:
+            self._cluster_id = await self._admin().cluster_id()
+        return self._cluster_id
+
+    # --- the owner's entry points -----------------------------------------------------------------------
+
+    @property
+    def _state(self) -> HerderState:
+        return self._owner.state
+
+    def _post_threadsafe(self, event: ev.Event) -> None:
+        self._owner.post_threadsafe(event)
+
+    async def _write(self, event: ev.Event, check: Callable[[], object] = lambda: None) -> None:
+        """Run `check` then fold `event` in on the owner task; answer within the request timeout."""
+
+        async def write() -> None:
+            check()
+            await self._owner.command(event)
+
+        await self._owner.call(write, self._owner.deadline())
+
+    # --- reads -------------------------------------------------------------------------------------------
+
+    def _record(self, name: str, message: str | None = None) -> ConnectorRecord:
+        record = self._state.connectors.get(name)
+        if record is None:
+            raise NotFoundError(message or f"Connector {name} not found")
+        return record
+
+    def _type(self, record: ConnectorRecord) -> ConnectorType:
+        return self._validator.connector_type(record.config)
+
+    def _versions(self, record: ConnectorRecord) -> views.Versions:
+        return views.versions(record, self._validator.plugin, self._validator.task_version)
+
+    async def connectors(self) -> list[str]:
+        """Names of all connectors, sorted."""
+        return sorted(self._state.connectors)
+
+    async def connector_info(self, name: str) -> ConnectorInfo:
+        """Config, task ids and type of one connector."""
+        record = self._record(name)
+        return views.connector_info(record, self._type(record))
+
+    async def connector_config(self, name: str) -> dict[str, str]:
+        """The connector's config as given."""
+        return dict(self._record(name).config)
+
+    async def task_configs(self, name: str) -> list[TaskInfo]:
+        """Ids and configs of the connector's tasks."""
+        return views.task_infos(self._record(name))
+
+    def cluster_view(self) -> ClusterView:
+        """A read-only snapshot for REST extensions."""
+        connectors = {name: dict(r.config) for name, r in self._state.connectors.items()}
+        return ClusterView(connectors, self._cluster_id)
+
+    # --- offsets (KIP-875): reads ------------------------------------------------------------------------
+
+    def _is_sink(self, record: ConnectorRecord) -> bool:
+        return self._type(record) is ConnectorType.SINK
+
+    async def connector_offsets(self, name: str) -> ConnectorOffsets:
+        """Committed offsets, in any state."""
+        record = self._record(name)
+        return await self._offsets.read(name, self._is_sink(record))
+
+    def _stopped(self, name: str) -> ConnectorRecord:
+        record = self._record(name)
+        if record.target is not TargetState.STOPPED or record.tasks:
+            raise BadRequestError(not_stopped_message(name))
+        return record
+
+    # --- topics (KIP-558) --------------------------------------------------------------------------------
+
+    async def active_topics(self, name: str) -> list[str]:
+        """Topics the connector used since the last reset (no existence check, as in Kafka)."""
+        return self._status_store.topics(name)
+
+    async def reset_active_topics(self, name: str) -> None:
+        """Forget the connector's active topics; its running tasks report them again on their next use."""
+        self._status_store.reset_topics(name)
+        self._executor.reset_active_topics(name)
+
+    # --- plugins and validation --------------------------------------------------------------------------
+
+    async def validate_connector_config(self, config: Mapping[str, str]) -> Any:
+        """Kafka's ConfigInfos for this config."""
+        return await self._validator.validate(config)
+
+    def plugins(self, *, connectors_only: bool) -> list[Any]:
+        """Installed plugins, sinks then sources then the other kinds."""
+        return list(self._validator.plugins(connectors_only))
+
+    def plugin_config(self, plugin: str) -> list[Any]:
+        """The plugin's config keys, then the framework's for connectors."""
+        return list(self._validator.plugin_config(plugin))
+
+
+def merged(config: Mapping[str, str], patch: Mapping[str, str | None]) -> dict[str, str]:
+    """`config` with `patch` applied: a None value removes the key (PATCH /connectors/{name}/config)."""
+    result = dict(config)
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = value
+    return result
