@@ -34,7 +34,9 @@ def write_properties(path: Path, props: Mapping[str, str]) -> Path:
 
 
 class WorkerProcess:
-    """A kconnect worker subprocess with its REST base URL and log file."""
+    """A kconnect worker subprocess with its REST base URL and log file.
+
+    `mode` is ``standalone`` (connector files allowed) or ``distributed``."""
 
     def __init__(
         self,
@@ -43,8 +45,10 @@ class WorkerProcess:
         connector_files: list[Path] | None = None,
         env: Mapping[str, str] | None = None,
         python: str = sys.executable,
+        mode: str = "standalone",
     ) -> None:
         self.python = python
+        self.mode = mode
         self.workdir = workdir
         self.port = free_port()
         props = {"listeners": f"http://127.0.0.1:{self.port}", **worker_props}
@@ -62,6 +66,7 @@ class WorkerProcess:
         """A worker run from an existing worker file, unchanged (its own listener at `url`)."""
         worker = cls.__new__(cls)
         worker.python = sys.executable
+        worker.mode = "standalone"
         worker.workdir = workdir
         worker.port = int(url.rsplit(":", 1)[1])
         worker.worker_file = worker_file
@@ -78,7 +83,7 @@ class WorkerProcess:
             self.python,
             "-m",
             "kconnect_rest.cli",
-            "standalone",
+            self.mode,
             str(self.worker_file),
             *map(str, self.connector_files),
         ]

@@ -68,6 +68,10 @@ from kconnect.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
 
+REBALANCE_WAIT_S = 30.0
+"""How long a write that needs the leader waits for a rebalance under way to end before it answers
+409 (Kafka's requests queue behind its herder's rebalance the same way)."""
+
 KEY_CHECK_INTERVAL_S = 60.0
 """How often the leader checks whether the session key must be rotated (``inter.worker.key.ttl.ms``)."""
 
@@ -115,6 +119,7 @@ class DistributedHerder(HerderFrontDoor):
         )
         self._assignment: AssignmentReceived | None = None
         self._rebalancing = True
+        self._stable = asyncio.Event()
         self._leader_writes = asyncio.Lock()
         self._key_task: asyncio.Task[None] | None = None
         self._seen = self._configs.snapshot()
@@ -183,10 +188,12 @@ class DistributedHerder(HerderFrontDoor):
         current = self._member.running
         if isinstance(event, RebalanceStarted):
             self._rebalancing = True
+            self._stable.clear()
             if not event.revoked.is_empty():
                 await self._run(current.minus(event.revoked))
         elif isinstance(event, MembershipLost):
             self._rebalancing = True
+            self._stable.clear()
             log.warning("This worker left the group (%s); its tasks stop until it rejoins", event.reason)
             await self._run(EMPTY)
         elif event.failed:
@@ -197,6 +204,7 @@ class DistributedHerder(HerderFrontDoor):
         else:
             self._assignment, self._rebalancing = event, False
             await self._run(event.assigned)
+            self._stable.set()
             if event.is_leader:
                 await self._rotate_session_key()
                 if self._key_task is None or self._key_task.done():
@@ -251,12 +259,18 @@ class DistributedHerder(HerderFrontDoor):
         if not self._is_leader():
             raise NotLeaderError(f"Cannot {what}: this worker is not the leader", self._leader_url())
 
+    async def _settled(self) -> None:
+        """Wait, at most `REBALANCE_WAIT_S`, for a rebalance under way to end (then the leader is known)."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._stable.wait(), REBALANCE_WAIT_S)
+
     @contextlib.asynccontextmanager
     async def _as_leader(self, what: str) -> AsyncIterator[None]:
         """One leader write at a time; NotLeaderError (REST forwards) unless this worker leads.
 
-        On the way out, waits until the owner has folded in what the write read back, so that
-        this worker's next read shows it."""
+        A write that arrives during a rebalance waits for it to end first. On the way out, waits
+        until the owner has folded in what the write read back, so this worker's next read shows it."""
+        await self._settled()
         self._require_leader(what)
         async with self._leader_writes:
             self._require_leader(what)
@@ -341,6 +355,7 @@ class DistributedHerder(HerderFrontDoor):
         record = self._record(task.connector, f"Unknown connector: {task.connector}")
         if not 0 <= task.task < len(record.tasks):
             raise NotFoundError(f"Unknown task: {task}")
+        await self._settled()
         if self._state.owns_task(task):
             await self._write(ev.TaskRestartRequested(task))
             return
