@@ -16,12 +16,16 @@ through whichever worker the operator happened to call.
 * a fourth worker joining takes a share of the tasks while the tasks that stay put never restart;
 * SIGKILL of the worker running the source task moves it to a survivor within
   ``scheduled.rebalance.max.delay.ms`` plus a margin, and the sink file holds every source line.
+
+Apart from the shared cluster, Kafka's own ``connect-distributed.properties`` runs unchanged (in
+private namespaces, for its fixed ``localhost:9092`` and port 8083).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import time
 import uuid
@@ -33,9 +37,15 @@ from typing import Any
 
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from kconnect.worker_config import load_properties
 
+from tests import private_net
+from tests.conftest import _load_script
 from tests.integration.conftest import lines
 from tests.worker_process import WorkerProcess
+
+kafka_broker_script = _load_script("kafka_broker")
+SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "kafka-config"
 
 pytestmark = pytest.mark.integration
 
@@ -237,6 +247,40 @@ def append(pipeline: dict[str, Any], start: int, stop: int) -> None:
 
 
 # --- tests ------------------------------------------------------------------------------------------------
+
+
+def test_kafkas_connect_distributed_properties_run_unchanged(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Kafka's worker file byte for byte; the sample connectors created over REST, every line arrives."""
+    if not private_net.inside():
+        private_net.rerun_inside(request)
+        return
+    for sample in SAMPLES.iterdir():
+        shutil.copy(sample, tmp_path / sample.name)
+    (tmp_path / "test.txt").write_text(lines(0, 500), encoding="utf-8")
+    with kafka_broker_script.KafkaBroker(port=9092):
+        worker = WorkerProcess.from_files(
+            tmp_path, tmp_path / "connect-distributed.properties", [], url="http://127.0.0.1:8083"
+        )
+        worker.mode = "distributed"
+        worker.start()
+        try:
+            wait_healthy([worker])
+            for sample in ("connect-file-source.properties", "connect-file-sink.properties"):
+                config = load_properties(tmp_path / sample)
+                response = worker.request("PUT", f"/connectors/{config['name']}/config", config)
+                assert response.status_code == 201, response.text
+            worker.wait_for(
+                "every line in test.sink.txt", lambda: len(read_lines(tmp_path / "test.sink.txt")) >= 500
+            )
+            assert (tmp_path / "test.sink.txt").read_bytes() == (tmp_path / "test.txt").read_bytes()
+            topics = worker.get("/connectors/local-file-source/topics").json()
+            assert topics == {"local-file-source": {"topics": ["connect-test"]}}
+        finally:
+            assert worker.stop() == 0
+    log = worker.log_path.read_text()
+    assert "group connect-cluster" in log, worker.log_tail()
 
 
 def test_a_connector_created_on_one_worker_is_seen_everywhere_and_its_tasks_spread(
