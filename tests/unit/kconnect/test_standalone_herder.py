@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError
+from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.herder.api import ConnectorOffset, RestartRequest
 from kconnect.herder.model import ConnectorTaskId, ConnectorType, State, TargetState
 from kconnect.herder.standalone import StandaloneHerder
@@ -226,3 +227,26 @@ async def test_health_follows_the_executor(herder: Any) -> None:
     )
     executor.up, executor.error = True, None
     assert worker.health().status == "healthy"
+
+
+async def test_reads_during_start_up_wait_for_the_stored_connectors(
+    plugins: PluginHost, tmp_path: Path
+) -> None:
+    """A read before the stored connectors are loaded waits for them instead of answering none."""
+    async with running_herder(plugins, tmp_path) as (h, _):
+        await h.put_connector_config(NAME, CONFIG, allow_replace=False)
+    restarted, _ = make_herder(plugins, tmp_path, request_timeout_s=5)
+    early = asyncio.ensure_future(restarted.connectors())
+    await asyncio.sleep(0.1)
+    assert not early.done(), "a read answered before the stored connectors were loaded"
+    await restarted.start()
+    try:
+        assert await asyncio.wait_for(early, 5) == [NAME]
+    finally:
+        await restarted.stop()
+
+
+async def test_a_read_that_waits_too_long_for_start_up_times_out(plugins: PluginHost) -> None:
+    never_started, _ = make_herder(plugins, request_timeout_s=0.2)
+    with pytest.raises(RequestTimeoutError, match="Request timed out"):
+        await never_started.connector_status(NAME)

@@ -126,8 +126,13 @@ async def test_task_configs_that_cannot_be_stored_fail_the_connector_with_a_trac
     assert [t.config["index"] for t in await h.task_configs(NAME)] == ["0", "1"]
     repair_stores(tmp_path)
     await h.restart_connector(RestartRequest(NAME))
+    # RUNNING with the old tasks shows before the restarted connector's new task configs replace
+    # them: wait for the new ones, then for their tasks to run.
+    deadline = asyncio.get_running_loop().time() + 5
+    while [t.config["index"] for t in await h.task_configs(NAME)] != ["0-v2", "1-v2"]:
+        assert asyncio.get_running_loop().time() < deadline, await h.task_configs(NAME)
+        await asyncio.sleep(0.01)
     await reaches(h, (R, [R, R]))
-    assert [t.config["index"] for t in await h.task_configs(NAME)] == ["0-v2", "1-v2"]
     assert executor.specs[T1].task_config["index"] == "1-v2"
 
 

@@ -137,6 +137,7 @@ class DistributedHerder(HerderFrontDoor):
             await self._owner.call(functools.partial(self._owner.command, event))
         self._seen = self._configs.snapshot()
         self._configs.set_update_listener(self._on_config_update)
+        self._loaded.set()
         await self._executor.start(self._listener)
         await self._member.start()
         self._healthy = True
@@ -408,6 +409,7 @@ class DistributedHerder(HerderFrontDoor):
 
     async def connector_status(self, name: str) -> ConnectorStateInfo:
         """The connector's and its tasks' latest statuses, whoever runs them."""
+        await self._until_loaded()
         record = self._record(name, f"No status found for connector {name}")
         connector = self._statuses.get_connector(name)
         if connector is None:
@@ -425,6 +427,7 @@ class DistributedHerder(HerderFrontDoor):
 
     async def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
         """One task's latest status, whoever runs it."""
+        await self._until_loaded()
         record = self._state.connectors.get(task.connector)
         found = None
         if record is not None and 0 <= task.task < len(record.tasks):

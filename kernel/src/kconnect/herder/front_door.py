@@ -10,11 +10,12 @@ distributed one reads the statuses other workers wrote from the status topic.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kconnect.errors import BadRequestError, NotFoundError
+from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
@@ -25,7 +26,7 @@ from kconnect.herder.health import worker_health
 from kconnect.herder.listener import HerderTaskListener
 from kconnect.herder.model import ConnectorType, TargetState
 from kconnect.herder.offsets import ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
-from kconnect.herder.owner import REQUEST_TIMEOUT_S, Owner
+from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE, Owner
 from kconnect.herder.state import ConnectorRecord, HerderState
 from kconnect.herder.validation import ConnectorValidator
 from kconnect.plugin_host import PluginHost
@@ -68,6 +69,7 @@ class HerderFrontDoor:
         self._listener = HerderTaskListener(self._owner.post, offset_store, status_store)
         self._offsets = ConnectorOffsetsStore(offset_store, admin)
         self._started = False
+        self._loaded = asyncio.Event()
         self._healthy = False
         self._cluster_id: str | None = None
 
@@ -102,6 +104,16 @@ class HerderFrontDoor:
 
     # --- reads -------------------------------------------------------------------------------------------
 
+    async def _until_loaded(self) -> None:
+        """Wait until the stored connectors are folded in (a read during start-up would show none);
+        RequestTimeoutError after the request timeout, as Kafka's requests queued behind its start."""
+        if self._loaded.is_set():
+            return
+        try:
+            await asyncio.wait_for(self._loaded.wait(), self._owner.request_timeout_s)
+        except asyncio.TimeoutError:
+            raise RequestTimeoutError(TIMEOUT_MESSAGE) from None
+
     def _record(self, name: str, message: str | None = None) -> ConnectorRecord:
         record = self._state.connectors.get(name)
         if record is None:
@@ -116,19 +128,23 @@ class HerderFrontDoor:
 
     async def connectors(self) -> list[str]:
         """Names of all connectors, sorted."""
+        await self._until_loaded()
         return sorted(self._state.connectors)
 
     async def connector_info(self, name: str) -> ConnectorInfo:
         """Config, task ids and type of one connector."""
+        await self._until_loaded()
         record = self._record(name)
         return views.connector_info(record, self._type(record))
 
     async def connector_config(self, name: str) -> dict[str, str]:
         """The connector's config as given."""
+        await self._until_loaded()
         return dict(self._record(name).config)
 
     async def task_configs(self, name: str) -> list[TaskInfo]:
         """Ids and configs of the connector's tasks."""
+        await self._until_loaded()
         return views.task_infos(self._record(name))
 
     def cluster_view(self) -> ClusterView:
@@ -143,6 +159,7 @@ class HerderFrontDoor:
 
     async def connector_offsets(self, name: str) -> ConnectorOffsets:
         """Committed offsets, in any state."""
+        await self._until_loaded()
         record = self._record(name)
         return await self._offsets.read(name, self._is_sink(record))
 
@@ -156,6 +173,7 @@ class HerderFrontDoor:
 
     async def active_topics(self, name: str) -> list[str]:
         """Topics the connector used since the last reset (no existence check, as in Kafka)."""
+        await self._until_loaded()
         return self._status_store.topics(name)
 
     async def reset_active_topics(self, name: str) -> None:

@@ -79,6 +79,7 @@ class StandaloneHerder(HerderFrontDoor):
                 name, config, snapshot.target_state(name), snapshot.task_configs.get(name, ())
             )
             await self._owner.call(functools.partial(self._owner.command, loaded))
+        self._loaded.set()
         self._healthy = True
         log.info("Herder started with %d connectors", len(snapshot.connectors()))
 
@@ -99,11 +100,13 @@ class StandaloneHerder(HerderFrontDoor):
 
     async def connector_status(self, name: str) -> ConnectorStateInfo:
         """Observed state of the connector and its tasks."""
+        await self._until_loaded()
         record = self._record(name, f"No status found for connector {name}")
         return views.connector_status(record, self._type(record), versions=self._versions(record))
 
     async def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
         """Observed state of one task."""
+        await self._until_loaded()
         record = self._state.connectors.get(task.connector)
         if record is None or not 0 <= task.task < len(record.tasks):
             raise NotFoundError(f"No status found for task {task}")
