@@ -142,7 +142,7 @@ class WorkerConfig:
         scheme = self.props.get("rest.advertised.listener", "").strip().lower() or "http"
         advertised_host = self.props.get("rest.advertised.host.name", "").strip() or _advertised_host(host)
         advertised_port = _int(self.props, "rest.advertised.port", port, self.source)
-        if ":" in advertised_host:
+        if ":" in advertised_host and not advertised_host.startswith("["):
             advertised_host = f"[{advertised_host}]"
         return f"{scheme}://{advertised_host}:{advertised_port}/"
 
@@ -229,11 +229,17 @@ def _refuse_https(props: Mapping[str, str], listeners: tuple[str, ...], source: 
 
 
 def _host_port(listener: str) -> tuple[str, int]:
+    """Host and port of ``scheme://host:port``: an empty host is every interface (Kafka's
+    ``http://:8083``), a missing port 8083, an IPv6 literal in brackets."""
     rest = listener.split("://", 1)[1].rstrip("/")
-    host, _, port = rest.rpartition(":")
-    if not host:
+    if rest.startswith("["):
+        host, _, tail = rest[1:].partition("]")
+        port = tail[1:] if tail.startswith(":") else "8083"
+    elif ":" in rest:
+        host, _, port = rest.rpartition(":")
+    else:
         host, port = rest, "8083"
-    host = host.strip("[]") or "0.0.0.0"
+    host = host or "0.0.0.0"
     try:
         return host, int(port)
     except ValueError:

@@ -145,7 +145,7 @@ class InterWorkerKeyConfig:
             )
         return cls(
             key_generation_algorithm=generation,
-            key_size_bits=_optional_int(props, KEY_SIZE_CONFIG, source),
+            key_size_bits=_key_size(props, generation, source),
             key_ttl_ms=_ttl(props, source),
             signature_algorithm=signature,
             verification_algorithms=verification,
@@ -158,7 +158,8 @@ class InterWorkerKeyConfig:
         return (self.key_size_bits + 7) // 8
 
 
-def _optional_int(props: Mapping[str, str], key: str, source: str) -> int | None:
+def _key_size(props: Mapping[str, str], algorithm: str, source: str) -> int | None:
+    key = KEY_SIZE_CONFIG
     raw = props.get(key, "").strip()
     if not raw:
         return None
@@ -168,10 +169,10 @@ def _optional_int(props: Mapping[str, str], key: str, source: str) -> int | None
         raise ConfigFileError(
             f"{source}: {key}: Invalid value {raw} for configuration {key}: Not a number of type INT"
         ) from None
-    if bits < 40:  # SunJCE's HMAC key generators refuse shorter keys
+    if bits < 40:  # SunJCE's HMAC key generators refuse shorter keys; Kafka passes on the JDK's text
         raise ConfigFileError(
-            f"{source}: {key}: Invalid value {raw} for configuration {key}: "
-            "Key length must be at least 40 bits"
+            f"{source}: {key}: Unable to create key generator with algorithm {algorithm} and key size "
+            f"{bits}: Key length must be at least 40 bits"
         )
     return bits
 
@@ -180,16 +181,20 @@ def _ttl(props: Mapping[str, str], source: str) -> int:
     raw = props.get(KEY_TTL_MS_CONFIG, "").strip()
     if not raw:
         return DEFAULT_KEY_TTL_MS
+    key = KEY_TTL_MS_CONFIG
     try:
         ttl = int(raw)
     except ValueError:
-        ttl = -1
-    if not 0 <= ttl <= 2**31 - 1:
-        raise ConfigFileError(
-            f"{source}: {KEY_TTL_MS_CONFIG}: Invalid value {raw} for configuration {KEY_TTL_MS_CONFIG}: "
-            f"Value must be no less than 0 and no more than {2**31 - 1}"
-        )
-    return ttl
+        ttl = None
+    # Kafka's ConfigDef: a value that is not a Java int does not parse, then Range.between(0, MAX)
+    # (whose upper bound a parsed int cannot pass).
+    if ttl is None or not -(2**31) <= ttl <= 2**31 - 1:
+        reason = "Not a number of type INT"
+    elif ttl < 0:
+        reason = "Value must be at least 0"
+    else:
+        return ttl
+    raise ConfigFileError(f"{source}: {key}: Invalid value {raw} for configuration {key}: {reason}")
 
 
 def generate_session_key(config: InterWorkerKeyConfig, now_ms: int) -> SessionKey:

@@ -26,7 +26,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from kconnect.distributed.assignor import ConfiguredWork
@@ -39,7 +38,8 @@ from kconnect.distributed.membership import (
     RebalanceStarted,
 )
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks, ConnectProtocol
-from kconnect.distributed.request_signing import InterWorkerKeyConfig, generate_session_key, needs_rotation
+from kconnect.distributed.request_signing import InterWorkerKeyConfig
+from kconnect.distributed.session_keys import SessionKeyKeeper
 from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError, NotLeaderError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
@@ -72,9 +72,6 @@ REBALANCE_WAIT_S = 30.0
 """How long a write that needs the leader waits for a rebalance under way to end before it answers
 409 (Kafka's requests queue behind its herder's rebalance the same way)."""
 
-KEY_CHECK_INTERVAL_S = 60.0
-"""How often the leader checks whether the session key must be rotated (``inter.worker.key.ttl.ms``)."""
-
 
 class DistributedHerder(HerderFrontDoor):
     """The herder of a distributed worker (``kconnect distributed``), created by the worker at start-up."""
@@ -88,7 +85,6 @@ class DistributedHerder(HerderFrontDoor):
         url: str,
     ) -> None:
         self._group = worker_config.group_config()
-        self._key_config = InterWorkerKeyConfig.from_props(worker_config.props, worker_config.source)
         self._url = url
         self._configs = KafkaConfigBackingStore(worker_config.props, worker_config.config_storage())
         self._statuses = KafkaStatusBackingStore(
@@ -121,7 +117,12 @@ class DistributedHerder(HerderFrontDoor):
         self._rebalancing = True
         self._stable = asyncio.Event()
         self._leader_writes = asyncio.Lock()
-        self._key_task: asyncio.Task[None] | None = None
+        self._keys = SessionKeyKeeper(
+            InterWorkerKeyConfig.from_props(worker_config.props, worker_config.source),
+            lambda: self._configs.session_key,
+            self._configs.put_session_key,
+            lambda: self._is_leader() and self._signing(),
+        )
         self._seen = self._configs.snapshot()
 
     # --- lifecycle ---------------------------------------------------------------------------------------
@@ -151,8 +152,7 @@ class DistributedHerder(HerderFrontDoor):
         if not self._started:
             return
         self._started = False
-        if self._key_task is not None:
-            self._key_task.cancel()
+        self._keys.close()
         await self._owner.call(lambda: self._owner.command(ev.ShutdownRequested()))
         await self._connectors.stop_all()
         await self._routed.close()
@@ -180,9 +180,15 @@ class DistributedHerder(HerderFrontDoor):
         return self._assignment.leader_url
 
     async def _run(self, work: ConnectorsAndTasks) -> None:
-        """Fold in that this worker runs exactly `work` now (the owner stops and starts the difference)."""
+        """Fold in that this worker runs exactly `work` now (the owner stops and starts the difference).
+
+        An effect that fails is logged, not raised: the member must go on (a raising handler would
+        make it leave the group); the instance it concerns shows its failure in status."""
         event = ev.AssignmentChanged(frozenset(work.connectors), frozenset(work.tasks))
-        await self._owner.call(lambda: self._owner.command(event))
+        try:
+            await self._owner.call(lambda: self._owner.command(event))
+        except Exception:
+            log.error("Carrying out the assignment %s failed", work, exc_info=True)
 
     async def _on_membership(self, event: MembershipEvent) -> None:
         """Called by the group member for each event, in order; it rejoins only after this returns."""
@@ -201,15 +207,16 @@ class DistributedHerder(HerderFrontDoor):
             log.info(
                 "Assignment failed (config behind offset %d); reading the config topic", event.config_offset
             )
-            await self._configs.read_to_end()
+            try:
+                await self._configs.read_to_end()
+            except Exception as exc:  # the member rejoins and the leader tells us again
+                log.warning("Could not read the config topic to the end: %s", exc)
         else:
             self._assignment, self._rebalancing = event, False
             await self._run(event.assigned)
             self._stable.set()
-            if event.is_leader:
-                await self._rotate_session_key()
-                if self._key_task is None or self._key_task.done():
-                    self._key_task = asyncio.create_task(self._keep_session_key(), name="session key")
+            if event.is_leader and self._signing():
+                await self._keys.on_lead()
 
     def _on_config_update(self, update: ConfigUpdate) -> None:
         """Called by the config store, on the loop, for each change read after start (must not block)."""
@@ -231,20 +238,6 @@ class DistributedHerder(HerderFrontDoor):
 
     def _signing(self) -> bool:
         return self._assignment is not None and self._assignment.protocol is ConnectProtocol.SESSIONED
-
-    async def _rotate_session_key(self) -> None:
-        now_ms = int(time.time() * 1000)
-        if self._signing() and needs_rotation(self._configs.session_key, self._key_config, now_ms):
-            log.info("Writing a new session key for internal requests")
-            await self._configs.put_session_key(generate_session_key(self._key_config, now_ms))
-
-    async def _keep_session_key(self) -> None:
-        while self._is_leader():
-            await asyncio.sleep(min(KEY_CHECK_INTERVAL_S, max(1.0, self._key_config.key_ttl_ms / 4000)))
-            try:
-                await self._rotate_session_key()
-            except Exception:
-                log.error("Could not write a new session key; trying again later", exc_info=True)
 
     def internal_request_key(self) -> SessionKey | None:
         """The newest session key read from the config topic (internal requests are signed with it)."""

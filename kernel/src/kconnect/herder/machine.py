@@ -469,7 +469,10 @@ def _status_effects(old: HerderState, new: HerderState) -> list[ev.Effect]:
             if old.owns_connector(name):
                 effects.append(ev.RemoveStatus(name))
             continue
-        if (before is None or before.observed != after.observed) and new.owns_connector(name):
+        # A worker given a PAUSED or STOPPED connector saw it so before it owned it, and its instance
+        # will report nothing new: write the status now (the topic names the old owner, or no one).
+        suspended = not old.owns_connector(name) and after.target is not TargetState.STARTED
+        if (before is None or before.observed != after.observed or suspended) and new.owns_connector(name):
             effects.append(ev.PutConnectorStatus(name, after.observed))
         before_tasks = before.tasks if before is not None else ()
         for index, task in enumerate(after.tasks):

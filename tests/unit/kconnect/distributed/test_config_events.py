@@ -1,0 +1,180 @@
+"""What a change read from the config topic means for a distributed worker: reducer events and rebalances."""
+
+from __future__ import annotations
+
+import pytest
+from kconnect.distributed.config_events import events_for, loaded_events, rebalance_reason, work_of
+from kconnect.herder import events as ev
+from kconnect.herder.api import RestartRequest
+from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.storage.base import ClusterConfigState
+from kconnect.storage.config_records import (
+    ConfigRecord,
+    ConnectorConfigRecord,
+    SessionKey,
+    TargetStateRecord,
+    TaskCommitRecord,
+    TaskConfigRecord,
+)
+from kconnect.storage.config_topic_state import (
+    ConfigTopicState,
+    ConfigUpdate,
+    ConnectorConfigRemoved,
+    ConnectorConfigUpdated,
+    RestartRequested,
+    SessionKeyUpdated,
+    TargetStateChanged,
+    TaskConfigsUpdated,
+)
+
+A_CONFIG = {"name": "a", "connector.class": "X", "tasks.max": "2"}
+B_CONFIG = {"name": "b", "connector.class": "Y"}
+A_TASKS = ({"n": "0", "task.class": "T"}, {"n": "1", "task.class": "T"})
+A0, A1 = ConnectorTaskId("a", 0), ConnectorTaskId("a", 1)
+
+SNAPSHOT = ClusterConfigState(
+    connector_configs={"a": A_CONFIG, "b": B_CONFIG},
+    target_states={"a": TargetState.STARTED, "b": TargetState.PAUSED},
+    task_configs={"a": A_TASKS},
+    offset=12,
+)
+
+
+def snapshot(
+    configs: dict[str, dict[str, str]],
+    tasks: dict[str, int] | None = None,
+    targets: dict[str, TargetState] | None = None,
+) -> ClusterConfigState:
+    """A snapshot with `configs`, and ``tasks[name]`` task configs ``{"n": i}`` per connector."""
+    task_configs = {name: tuple({"n": str(i)} for i in range(n)) for name, n in (tasks or {}).items()}
+    return ClusterConfigState(configs, targets or {}, task_configs)
+
+
+# --- events_for ------------------------------------------------------------------------------------------
+
+
+EVENTS_TABLE: list[tuple[ConfigUpdate, list[ev.Event]]] = [
+    (ConnectorConfigUpdated("a"), [ev.ConnectorConfigRead("a", A_CONFIG, TargetState.STARTED)]),
+    (ConnectorConfigUpdated("b"), [ev.ConnectorConfigRead("b", B_CONFIG, TargetState.PAUSED)]),
+    (ConnectorConfigUpdated("gone"), []),  # removed again later in the same read
+    (ConnectorConfigRemoved("a"), [ev.ConnectorConfigDeleted("a")]),
+    (ConnectorConfigRemoved("gone"), [ev.ConnectorConfigDeleted("gone")]),
+    (TaskConfigsUpdated("a", (A0, A1)), [ev.TaskConfigsRead("a", A_TASKS)]),
+    (TaskConfigsUpdated("b", ()), [ev.TaskConfigsRead("b", ())]),
+    (TaskConfigsUpdated("gone", (ConnectorTaskId("gone", 0),)), []),
+    (TargetStateChanged("a", TargetState.STOPPED), [ev.TargetStateRead("a", TargetState.STOPPED)]),
+    (TargetStateChanged("b", TargetState.STARTED), [ev.TargetStateRead("b", TargetState.STARTED)]),
+    (
+        RestartRequested(RestartRequest("a", only_failed=True, include_tasks=False)),
+        [ev.RestartRequested("a", include_tasks=False, only_failed=True)],
+    ),
+    (
+        RestartRequested(RestartRequest("b", only_failed=False, include_tasks=True)),
+        [ev.RestartRequested("b", include_tasks=True, only_failed=False)],
+    ),
+    (SessionKeyUpdated(SessionKey(b"k" * 32, "HmacSHA256", 1000)), []),
+]
+
+
+@pytest.mark.parametrize(("update", "expected"), EVENTS_TABLE, ids=[repr(u) for u, _ in EVENTS_TABLE])
+def test_events_for_each_update(update: ConfigUpdate, expected: list[ev.Event]) -> None:
+    assert events_for(update, SNAPSHOT) == expected
+
+
+def fold(*records: ConfigRecord) -> list[ev.Event]:
+    """Read `records` as the distributed herder does: each update with the snapshot after it."""
+    state = ConfigTopicState()
+    events: list[ev.Event] = []
+    for offset, record in enumerate(records):
+        for update in state.apply(record, offset):
+            events += events_for(update, state.snapshot())
+    return events
+
+
+def test_a_connector_created_stopped_is_read_stopped() -> None:
+    """KIP-980: the initial target is written before the config; the config's read carries it."""
+    events = fold(TargetStateRecord("a", TargetState.STOPPED), ConnectorConfigRecord("a", A_CONFIG))
+    assert events == [ev.ConnectorConfigRead("a", A_CONFIG, TargetState.STOPPED)]
+
+
+def test_committed_task_configs_are_read_in_task_order() -> None:
+    events = fold(
+        ConnectorConfigRecord("a", A_CONFIG),
+        TaskConfigRecord(A1, dict(A_TASKS[1])),
+        TaskConfigRecord(A0, dict(A_TASKS[0])),
+        TaskCommitRecord("a", 2),
+    )
+    assert events == [
+        ev.ConnectorConfigRead("a", A_CONFIG, TargetState.STARTED),
+        ev.TaskConfigsRead("a", A_TASKS),
+    ]
+
+
+def test_a_deleted_connector_is_read_deleted() -> None:
+    events = fold(ConnectorConfigRecord("a", A_CONFIG), ConnectorConfigRecord("a", None))
+    assert events == [
+        ev.ConnectorConfigRead("a", A_CONFIG, TargetState.STARTED),
+        ev.ConnectorConfigDeleted("a"),
+    ]
+
+
+# --- loaded_events ---------------------------------------------------------------------------------------
+
+
+def test_loaded_events_list_every_connector_by_name_with_target_and_tasks() -> None:
+    first = ClusterConfigState(
+        connector_configs={"b": B_CONFIG, "a": A_CONFIG},
+        target_states={"b": TargetState.STOPPED},
+        task_configs={"a": A_TASKS},
+    )
+    assert loaded_events(first) == [
+        ev.ConnectorLoaded("a", A_CONFIG, TargetState.STARTED, A_TASKS),
+        ev.ConnectorLoaded("b", B_CONFIG, TargetState.STOPPED, ()),
+    ]
+
+
+def test_loaded_events_of_an_empty_topic() -> None:
+    assert loaded_events(ClusterConfigState()) == []
+
+
+# --- work_of and rebalance_reason --------------------------------------------------------------------------
+
+
+def test_work_of_names_every_connector_and_task() -> None:
+    assert work_of(SNAPSHOT) == (frozenset({"a", "b"}), frozenset({A0, A1}))
+
+
+def test_work_of_an_inconsistent_connector_has_no_tasks() -> None:
+    state = ConfigTopicState()
+    for offset, record in enumerate(
+        [ConnectorConfigRecord("a", A_CONFIG), TaskConfigRecord(A0, {"n": "0"}), TaskCommitRecord("a", 2)]
+    ):
+        state.apply(record, offset)
+    assert work_of(state.snapshot()) == (frozenset({"a"}), frozenset())
+
+
+REBALANCE_TABLE = [
+    # before, after, reason
+    (snapshot({"a": A_CONFIG}, {"a": 2}), snapshot({"a": A_CONFIG}, {"a": 2}), None),
+    (snapshot({"a": A_CONFIG}), snapshot({"a": A_CONFIG, "b": B_CONFIG}),
+     "connectors changed (added ['b'], removed [])"),
+    (snapshot({"a": A_CONFIG, "b": B_CONFIG}), snapshot({"b": B_CONFIG}),
+     "connectors changed (added [], removed ['a'])"),
+    (snapshot({"a": A_CONFIG}, {"a": 2}), snapshot({"b": B_CONFIG, "c": B_CONFIG}, {"b": 1}),
+     "connectors changed (added ['b', 'c'], removed ['a'])"),
+    (snapshot({"a": A_CONFIG}, {"a": 2}), snapshot({"a": A_CONFIG}, {"a": 3}), "tasks changed (2 -> 3)"),
+    (snapshot({"a": A_CONFIG}, {"a": 2}), snapshot({"a": A_CONFIG}), "tasks changed (2 -> 0)"),
+    (snapshot({"a": A_CONFIG, "b": B_CONFIG}, {"a": 2}),
+     snapshot({"a": A_CONFIG, "b": B_CONFIG}, {"a": 1, "b": 1}), "tasks changed (2 -> 2)"),
+    # the same tasks with other configs, another connector config or target: restarted in place
+    (snapshot({"a": A_CONFIG}, {"a": 2}),
+     ClusterConfigState({"a": A_CONFIG}, {}, {"a": A_TASKS}), None),
+    (snapshot({"a": A_CONFIG}, {"a": 2}), snapshot({"a": {**A_CONFIG, "x": "1"}}, {"a": 2}), None),
+    (snapshot({"a": A_CONFIG}, {"a": 2}),
+     snapshot({"a": A_CONFIG}, {"a": 2}, {"a": TargetState.PAUSED}), None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("before", "after", "reason"), REBALANCE_TABLE)
+def test_rebalance_reason(before: ClusterConfigState, after: ClusterConfigState, reason: str | None) -> None:
+    assert rebalance_reason(before, after) == reason

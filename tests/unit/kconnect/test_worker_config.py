@@ -1,0 +1,75 @@
+"""The URL other workers reach this one at (`WorkerConfig.advertised_url`), as Kafka's RestServer makes it."""
+
+from __future__ import annotations
+
+import pytest
+from kconnect import worker_config
+from kconnect.worker_config import ConfigFileError, WorkerConfig
+
+HOST = "host-a.example"
+
+
+@pytest.fixture(autouse=True)
+def machine_host_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's host name, as a wildcard listener advertises it."""
+    monkeypatch.setattr(worker_config.socket, "gethostname", lambda: HOST)
+
+
+ADVERTISED = [
+    ({}, f"http://{HOST}:8083/"),
+    ({"listeners": "http://0.0.0.0:9000"}, f"http://{HOST}:9000/"),
+    ({"listeners": "http://[::]:9000"}, f"http://{HOST}:9000/"),
+    ({"listeners": "http://127.0.0.1:8084"}, "http://127.0.0.1:8084/"),
+    ({"listeners": "http://w1.example:8083, http://w1.example:9093"}, "http://w1.example:8083/"),
+    ({"listeners": "http://[::1]:8083"}, "http://[::1]:8083/"),
+    ({"rest.advertised.host.name": "w1.example"}, "http://w1.example:8083/"),
+    ({"rest.advertised.host.name": " w1.example "}, "http://w1.example:8083/"),
+    ({"rest.advertised.host.name": ""}, f"http://{HOST}:8083/"),
+    ({"rest.advertised.port": "18083"}, f"http://{HOST}:18083/"),
+    ({"listeners": "http://127.0.0.1:8084", "rest.advertised.host.name": "w1.example",
+      "rest.advertised.port": "80"}, "http://w1.example:80/"),
+    ({"rest.advertised.listener": "http"}, f"http://{HOST}:8083/"),
+    ({"rest.advertised.listener": "HTTP"}, f"http://{HOST}:8083/"),
+    ({"rest.advertised.host.name": "fe80::1"}, "http://[fe80::1]:8083/"),
+    ({"rest.advertised.host.name": "2001:db8::7", "rest.advertised.port": "9000"}, "http://[2001:db8::7]:9000/"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("props", "expected"), ADVERTISED)
+def test_advertised_url(props: dict[str, str], expected: str) -> None:
+    assert WorkerConfig.from_props(props).advertised_url() == expected
+
+
+def test_a_host_name_that_cannot_be_read_advertises_localhost(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_host_name() -> str:
+        raise OSError("no host name")
+
+    monkeypatch.setattr(worker_config.socket, "gethostname", no_host_name)
+    assert WorkerConfig.from_props({}).advertised_url() == "http://localhost:8083/"
+
+
+def test_a_bad_advertised_port_names_the_file_and_key() -> None:
+    config = WorkerConfig.from_props({"rest.advertised.port": "eighty"}, "worker.properties")
+    with pytest.raises(ConfigFileError) as info:
+        config.advertised_url()
+    assert (
+        str(info.value)
+        == "worker.properties: rest.advertised.port: invalid value 'eighty': not a number of type INT"
+    )
+
+
+def test_an_https_advertised_listener_is_refused() -> None:
+    with pytest.raises(ConfigFileError) as info:
+        WorkerConfig.from_props({"rest.advertised.listener": "https"}, "worker.properties")
+    assert str(info.value).startswith(
+        "worker.properties: rest.advertised.listener: https is not supported yet"
+    )
+
+
+def test_a_bracketed_ipv6_advertised_host_is_not_bracketed_twice() -> None:
+    config = WorkerConfig.from_props({"rest.advertised.host.name": "[fe80::1]"})
+    assert config.advertised_url() == "http://[fe80::1]:8083/"
+
+
+def test_a_listener_with_an_empty_host_advertises_the_machine_and_its_port() -> None:
+    assert WorkerConfig.from_props({"listeners": "http://:9000"}).advertised_url() == f"http://{HOST}:9000/"
