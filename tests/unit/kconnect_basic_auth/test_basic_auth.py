@@ -108,3 +108,26 @@ def test_enabled_by_kafkas_rest_extension_classes(credentials_file: Path) -> Non
         expect.assert_error(client.get("/connectors"), 401)
     with pytest.raises(ConnectError, match=r"rest\.extension\.classes"):
         create_app(FakeHerder(), WorkerConfig.from_props({"rest.extension.classes": "Nope"}), host)
+
+
+def test_internal_requests_pass_without_credentials_and_are_checked_by_their_signature(
+    credentials_file: Path,
+) -> None:
+    """Kafka's JaasBasicAuthFilter: POST /connectors/{c}/tasks is authenticated by the cluster's
+    request signature, not by a user; every other request still needs credentials."""
+    from kconnect_rest.signing import signature_headers
+
+    from tests.unit.kconnect_rest.leader_fakes import SESSION_KEY, TASKS_BODY, InternalFakeHerder
+
+    herder = InternalFakeHerder(SESSION_KEY)
+    config = WorkerConfig.from_props({plugin.CREDENTIALS_FILE_CONFIG: str(credentials_file)})
+    app = create_app(herder, config, extensions=[plugin.basic_auth_extension])
+    signed = {"Content-Type": "application/json", **signature_headers(SESSION_KEY, TASKS_BODY, "HmacSHA256")}
+    with TestClient(app) as client:
+        response = client.post("/connectors/a%2Fb/tasks?forward=true", content=TASKS_BODY, headers=signed)
+        assert response.status_code == 204, response.text
+        assert [name for name, _ in herder.written] == ["a/b"]
+        unsigned = client.post("/connectors/c/tasks", content=TASKS_BODY)
+        expect.assert_error(unsigned, 400, "Internal request missing required signature")
+        expect.assert_error(client.get("/connectors/c/tasks"), 401, plugin.UNAUTHORIZED_MESSAGE)
+        expect.assert_error(client.post("/connectors/c/tasks/0/restart"), 401, plugin.UNAUTHORIZED_MESSAGE)

@@ -7,6 +7,7 @@ import binascii
 import hashlib
 import hmac
 import logging
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -37,6 +38,13 @@ KAFKA_CLASS_NAME = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuth
 REALM = "kconnect"
 UNAUTHORIZED_MESSAGE = "User cannot access the resource."
 _CACHE_SIZE = 256
+
+INTERNAL_REQUESTS = (
+    ("POST", re.compile(r"^/?connectors/[^/]+/tasks/?$")),
+    ("PUT", re.compile(r"^/?connectors/[^/]+/fence/?$")),
+)
+"""Requests workers send each other: authenticated by the cluster's request signature (KIP-507),
+never by a user's password, so they pass without basic credentials (Kafka's JaasBasicAuthFilter)."""
 
 
 class CredentialStore:
@@ -106,8 +114,8 @@ class BasicAuthMiddleware(ASGIMiddleware):
         self._exempt = exempt_paths
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        """Let exempt paths and valid credentials through; raise a 401 otherwise."""
-        if _normalized(scope["path"]) not in self._exempt:
+        """Let exempt paths, internal requests and valid credentials through; raise a 401 otherwise."""
+        if _normalized(scope["path"]) not in self._exempt and not _internal(scope):
             header = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), None)
             if not self._store.authorized(header):
                 raise NotAuthorizedException(
@@ -133,6 +141,12 @@ class BasicAuthPlugin(InitPluginProtocol):
                 components.security_schemes = {**(components.security_schemes or {}), "basicAuth": scheme}
             openapi.security = [*(openapi.security or []), {"basicAuth": []}]
         return app_config
+
+
+def _internal(scope: Scope) -> bool:
+    path = scope.get("raw_path", b"").decode("latin-1").split("?", 1)[0] or scope["path"]
+    method = scope.get("method", "")
+    return any(method == m and pattern.match(path) for m, pattern in INTERNAL_REQUESTS)
 
 
 def _normalized(path: str) -> str:
