@@ -115,9 +115,15 @@ def demo(urls: list[str], out: Path, lines: int) -> bool:
     def arrived() -> bool:
         return sink.exists() and expected <= set(sink.read_text(encoding="utf-8").splitlines())
 
+    def running() -> bool:
+        statuses = call(f"{urls[-1]}/connectors?expand=status")
+        tasks = [t for body in statuses.values() for t in body["status"]["tasks"]]
+        return len(tasks) == 4 and all(t["state"] == "RUNNING" for t in tasks)
+
     print(f"==> demo: {lines:,} lines through topic {topic}", end="", flush=True)
     wait("every demo line in the sink file", arrived, 180)
     print(" every line arrived")
+    wait("every demo task RUNNING", running, 60)  # the sink's idle tasks may start after the lines
     statuses = call(f"{urls[-1]}/connectors?expand=status")
     for name, body in sorted(statuses.items()):
         placed = ", ".join(

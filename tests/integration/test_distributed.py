@@ -12,7 +12,7 @@ through whichever worker the operator happened to call.
 * ``restart?includeTasks=true&onlyFailed=true`` through a worker that does not run the failed task
   restarts only that task (its Spark Python worker was SIGKILLed), wherever it runs;
 * stop, then PATCH and DELETE of offsets through followers, then resume, continues from the
-  altered offsets;
+  altered offsets, for a source (the offsets topic) and a sink (its consumer group);
 * a fourth worker joining takes a share of the tasks while the tasks that stay put never restart;
 * SIGKILL of the worker running the source task moves it to a survivor within
   ``scheduled.rebalance.max.delay.ms`` plus a margin, and the sink file holds every source line.
@@ -421,6 +421,40 @@ def sent_again(pipeline: dict[str, Any], before: Counter[str], numbers: range) -
     """Whether every line numbered in `numbers` is in the sink file once more than in `before`."""
     now = Counter(read_lines(pipeline["sink"]))
     return all(now[f"line {i}"] >= before[f"line {i}"] + 1 for i in numbers)
+
+
+def test_sink_offsets_read_altered_and_reset_through_followers_while_stopped(
+    cluster: Cluster, pipeline: dict[str, Any]
+) -> None:
+    """KIP-875 for a sink: the consumer group ``connect-sink``'s offsets, through any worker."""
+    a, b, c = cluster.workers
+    every_line_arrives(cluster, pipeline)
+    assert post(c, "/connectors/sink/stop", method="PUT").status_code == 204
+    wait_all(cluster, "the sink STOPPED with no tasks", stopped_without_tasks("sink"))
+    offsets = a.get("/connectors/sink/offsets").json()["offsets"]
+    assert sorted(o["partition"]["kafka_partition"] for o in offsets) == [0, 1, 2]
+    assert all(o["partition"]["kafka_topic"] == cluster.topic for o in offsets)
+    total = sum(o["offset"]["kafka_offset"] for o in offsets)
+    assert total >= len(read_lines(pipeline["source"])), offsets
+
+    partition = {"kafka_topic": cluster.topic, "kafka_partition": 0}
+    change = {"offsets": [{"partition": partition, "offset": {"kafka_offset": 0}}]}
+    response = post(b, "/connectors/sink/offsets", change, "PATCH")
+    assert response.json() == {"message": "The offsets for this connector have been altered successfully"}
+    altered = {
+        o["partition"]["kafka_partition"]: o["offset"]["kafka_offset"]
+        for o in c.get("/connectors/sink/offsets").json()["offsets"]
+    }
+    assert altered[0] == 0 and altered[1] > 0 and altered[2] > 0, altered
+
+    response = post(c, "/connectors/sink/offsets", method="DELETE")
+    assert response.json() == {"message": "The offsets for this connector have been reset successfully"}
+    assert a.get("/connectors/sink/offsets").json() == {"offsets": []}
+    before = Counter(read_lines(pipeline["sink"]))
+    assert post(b, "/connectors/sink/resume", method="PUT").status_code == 202
+    wait_all(cluster, "the sink RUNNING", all_tasks_in("RUNNING", "sink", 3), 90)
+    numbers = range(len(read_lines(pipeline["source"])))
+    a.wait_for("every record delivered once more", lambda: sent_again(pipeline, before, numbers), 120)
 
 
 def test_a_fourth_worker_takes_a_share_while_the_tasks_that_stay_keep_running(

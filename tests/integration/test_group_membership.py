@@ -152,9 +152,9 @@ async def test_members_share_work_keep_it_across_leave_and_join_and_held_work_mo
 ) -> None:
     a, b, c = [await group(name) for name in ("a", "b", "c")]
     await eventually("three members share 2 connectors x 3 tasks", lambda: settled([a, b, c]))
+    # Balanced by count, as Kafka's assignor balances: which connector's tasks a worker holds depends
+    # on the order the members joined in (Kafka revokes the first tasks past a worker's share).
     assert sorted(len(w.running.tasks) for w in (a, b, c)) == [2, 2, 2]
-    for connector in ("source", "sink"):  # the tasks of one connector are spread over the workers
-        assert all(any(t.connector == connector for t in w.running.tasks) for w in (a, b, c))
     leader = next(e for w in (a, b, c) for e in w.assignments()[-1:] if e.is_leader)
     assert sorted(leader.member_urls.values()) == ["http://a:8083", "http://b:8083", "http://c:8083"]
 
