@@ -178,8 +178,24 @@ def all_tasks_in(state: str, name: str, count: int) -> Callable[[WorkerProcess],
 
 
 def read_lines(path: Path) -> list[str]:
-    """The lines of a sink file (none if it does not exist yet)."""
-    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    """The complete lines of a sink file (none if it does not exist yet); a last line still being
+    written (no newline yet) is left out, so a count never includes half a line."""
+    if not path.exists():
+        return []
+    text = path.read_text(encoding="utf-8")
+    return text[: text.rfind("\n") + 1].splitlines()
+
+
+def settled_counts(path: Path, quiet_s: float = 2.0) -> Counter[str]:
+    """How often each line is in the sink file once it stopped growing for `quiet_s` (a sink may
+    still be writing records redelivered by a rebalance of its consumer group)."""
+    size, since = -1, time.monotonic()
+    while time.monotonic() - since < quiet_s:
+        now = path.stat().st_size if path.exists() else 0
+        if now != size:
+            size, since = now, time.monotonic()
+        time.sleep(0.1)
+    return Counter(read_lines(path))
 
 
 def runs_of(worker: WorkerProcess, task: str) -> list[str]:
@@ -386,7 +402,7 @@ def test_stop_then_offsets_altered_and_reset_through_followers_then_resume_from_
     for worker in (a, b, c):
         assert worker.get("/connectors/src/offsets").json() == change
     total = len(read_lines(pipeline["source"]))
-    before = Counter(read_lines(pipeline["sink"]))
+    before = settled_counts(pipeline["sink"])
     assert post(a, "/connectors/src/resume", method="PUT").status_code == 202
     wait_all(cluster, "the source RUNNING", all_tasks_in("RUNNING", "src", 1))
     a.wait_for("lines 1000.. sent once more", lambda: sent_again(pipeline, before, range(1000, total)))
@@ -402,7 +418,7 @@ def test_stop_then_offsets_altered_and_reset_through_followers_then_resume_from_
     response = post(b, "/connectors/src/offsets", method="DELETE")
     assert response.json() == {"message": "The offsets for this connector have been reset successfully"}
     assert c.get("/connectors/src/offsets").json() == {"offsets": []}
-    before = Counter(read_lines(pipeline["sink"]))
+    before = settled_counts(pipeline["sink"])
     assert post(b, "/connectors/src/resume", method="PUT").status_code == 202
     a.wait_for("the whole file sent once more", lambda: sent_again(pipeline, before, range(total)))
 
@@ -432,25 +448,26 @@ def test_sink_offsets_read_altered_and_reset_through_followers_while_stopped(
     assert post(c, "/connectors/sink/stop", method="PUT").status_code == 204
     wait_all(cluster, "the sink STOPPED with no tasks", stopped_without_tasks("sink"))
     offsets = a.get("/connectors/sink/offsets").json()["offsets"]
-    assert sorted(o["partition"]["kafka_partition"] for o in offsets) == [0, 1, 2]
+    committed = {o["partition"]["kafka_partition"]: o["offset"]["kafka_offset"] for o in offsets}
+    assert committed and set(committed) <= {0, 1, 2}, offsets  # partitions that received records
     assert all(o["partition"]["kafka_topic"] == cluster.topic for o in offsets)
-    total = sum(o["offset"]["kafka_offset"] for o in offsets)
-    assert total >= len(read_lines(pipeline["source"])), offsets
+    assert sum(committed.values()) >= len(read_lines(pipeline["source"])), offsets
 
-    partition = {"kafka_topic": cluster.topic, "kafka_partition": 0}
+    rewound = min(committed)
+    partition = {"kafka_topic": cluster.topic, "kafka_partition": rewound}
     change = {"offsets": [{"partition": partition, "offset": {"kafka_offset": 0}}]}
     response = post(b, "/connectors/sink/offsets", change, "PATCH")
     assert response.json() == {"message": "The offsets for this connector have been altered successfully"}
-    altered = {
-        o["partition"]["kafka_partition"]: o["offset"]["kafka_offset"]
-        for o in c.get("/connectors/sink/offsets").json()["offsets"]
+    altered = c.get("/connectors/sink/offsets").json()["offsets"]
+    assert {o["partition"]["kafka_partition"]: o["offset"]["kafka_offset"] for o in altered} == {
+        **committed,
+        rewound: 0,
     }
-    assert altered[0] == 0 and altered[1] > 0 and altered[2] > 0, altered
 
     response = post(c, "/connectors/sink/offsets", method="DELETE")
     assert response.json() == {"message": "The offsets for this connector have been reset successfully"}
     assert a.get("/connectors/sink/offsets").json() == {"offsets": []}
-    before = Counter(read_lines(pipeline["sink"]))
+    before = settled_counts(pipeline["sink"])
     assert post(b, "/connectors/sink/resume", method="PUT").status_code == 202
     wait_all(cluster, "the sink RUNNING", all_tasks_in("RUNNING", "sink", 3), 90)
     numbers = range(len(read_lines(pipeline["source"])))
