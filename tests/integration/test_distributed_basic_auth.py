@@ -104,4 +104,6 @@ def test_users_writes_are_forwarded_with_their_credentials_and_internal_requests
         first.wait_for(f"every line in {sink.name}", lambda s=sink: len(read_lines(s)) >= 1000, 120)
         assert read_lines(sink) == read_lines(source_file)
     log = "".join(w.log_path.read_text(errors="replace") for w in workers)
-    assert "Task configs of" not in log, "a follower's task configs were refused by the leader"
+    # A hand-over may meet a rebalance and be retried (logged); it must never give up.
+    assert "could not hand the connector's task configs" not in log
+    assert "Internal request missing required signature" not in log and " 401 " not in log

@@ -295,7 +295,7 @@ class DistributedHerder(HerderFrontDoor):
             )
         config[NAME_CONFIG] = name
         async with self._as_leader("create or update a connector"):
-            await self._validator.check(config)
+            await self._validate(config)
             created = not self._configs.snapshot().contains(name)
             if not created and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
@@ -309,9 +309,14 @@ class DistributedHerder(HerderFrontDoor):
             if stored is None:
                 raise NotFoundError(f"Connector {name} not found")
             patched = merged(stored, patch)
-            await self._validator.check(patched)
+            await self._validate(patched)
             await self._configs.put_connector_config(name, patched)
         return self._written_info(name, patched)
+
+    async def _validate(self, config: Mapping[str, str]) -> None:
+        """Validate (the connector's own `validate` is user code: at most the request timeout)."""
+        check = asyncio.ensure_future(self._validator.check(config))
+        await self._owner.wait(check, self._owner.deadline())
 
     def _written_info(self, name: str, config: Mapping[str, str]) -> ConnectorInfo:
         snapshot = self._configs.snapshot()
