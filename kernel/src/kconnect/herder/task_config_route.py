@@ -98,17 +98,17 @@ class LeaderRoutedConfigStore:
         deadline = loop.time() + LEADER_RETRY_TIMEOUT_S
         attempt, reason = 0, "no leader is known (a rebalance is under way)"
         while loop.time() < deadline:
-            if self._is_leader():
-                await self._store.put_task_configs(connector, configs)
-                return
             leader = self._leader_url()
-            if leader is not None:
-                try:
+            try:
+                if self._is_leader():  # this worker became the leader meanwhile
+                    await self._store.put_task_configs(connector, configs)
+                    return
+                if leader is not None:
                     await self._requests.put_task_configs(leader, connector, configs, self._store.session_key)
                     return
-                except ConnectError as exc:
-                    reason = str(exc)
-                    log.warning("Task configs of %s not taken by the leader yet: %s", connector, reason)
+            except ConnectError as exc:
+                reason = str(exc)
+                log.warning("Task configs of %s not taken by the leader yet: %s", connector, reason)
             await asyncio.sleep(RETRY_BACKOFF_S[min(attempt, len(RETRY_BACKOFF_S) - 1)])
             attempt += 1
         self._on_failure(
