@@ -40,7 +40,7 @@ from kconnect.distributed.membership import (
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks, ConnectProtocol
 from kconnect.distributed.request_signing import InterWorkerKeyConfig
 from kconnect.distributed.session_keys import SessionKeyKeeper
-from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError, NotLeaderError
+from kconnect.errors import AlreadyExistsError, NotFoundError, NotLeaderError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
@@ -59,7 +59,6 @@ from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.herder.offsets import AiokafkaAdmin
 from kconnect.herder.state import HerderState, Owned, restart_plan
 from kconnect.herder.task_config_route import LeaderRoutedConfigStore
-from kconnect.herder.validation import NAME_CONFIG
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import KafkaConfigBackingStore, KafkaOffsetBackingStore, KafkaStatusBackingStore
 from kconnect.storage.config_records import SessionKey
@@ -287,15 +286,9 @@ class DistributedHerder(HerderFrontDoor):
     ) -> PutResult:
         """Validate and write the connector's config to the config topic (leader only); answers once
         every worker can read it, with the tasks it has so far (none for a new connector, as Kafka)."""
-        config = dict(config)
-        if NAME_CONFIG in config and config[NAME_CONFIG] != name:
-            raise BadRequestError(
-                f"Connector name configuration ({config[NAME_CONFIG]}) doesn't match connector name "
-                f"in the URL ({name})"
-            )
-        config[NAME_CONFIG] = name
+        config = self._named(name, config)
         async with self._as_leader("create or update a connector"):
-            await self._validate(config)
+            await self._validate(config, self._owner.deadline())
             created = not self._configs.snapshot().contains(name)
             if not created and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
@@ -309,14 +302,9 @@ class DistributedHerder(HerderFrontDoor):
             if stored is None:
                 raise NotFoundError(f"Connector {name} not found")
             patched = merged(stored, patch)
-            await self._validate(patched)
+            await self._validate(patched, self._owner.deadline())
             await self._configs.put_connector_config(name, patched)
         return self._written_info(name, patched)
-
-    async def _validate(self, config: Mapping[str, str]) -> None:
-        """Validate (the connector's own `validate` is user code: at most the request timeout)."""
-        check = asyncio.ensure_future(self._validator.check(config))
-        await self._owner.wait(check, self._owner.deadline())
 
     def _written_info(self, name: str, config: Mapping[str, str]) -> ConnectorInfo:
         snapshot = self._configs.snapshot()

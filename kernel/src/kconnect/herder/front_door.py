@@ -28,7 +28,7 @@ from kconnect.herder.model import ConnectorType, TargetState
 from kconnect.herder.offsets import ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE, Owner
 from kconnect.herder.state import ConnectorRecord, HerderState
-from kconnect.herder.validation import ConnectorValidator
+from kconnect.herder.validation import NAME_CONFIG, ConnectorValidator
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import ConfigBackingStore, OffsetBackingStore, StatusBackingStore
 from kconnect.worker_config import WorkerConfig
@@ -151,6 +151,26 @@ class HerderFrontDoor:
         """A read-only snapshot for REST extensions."""
         connectors = {name: dict(r.config) for name, r in self._state.connectors.items()}
         return ClusterView(connectors, self._cluster_id)
+
+    # --- config writes: what both modes check first ------------------------------------------------------
+
+    @staticmethod
+    def _named(name: str, config: Mapping[str, str]) -> dict[str, str]:
+        """`config` with ``name`` set to the URL's `name`; BadRequestError (Kafka's text) if it
+        names another connector."""
+        config = dict(config)
+        if NAME_CONFIG in config and config[NAME_CONFIG] != name:
+            raise BadRequestError(
+                f"Connector name configuration ({config[NAME_CONFIG]}) doesn't match connector name "
+                f"in the URL ({name})"
+            )
+        config[NAME_CONFIG] = name
+        return config
+
+    async def _validate(self, config: Mapping[str, str], deadline: float) -> None:
+        """Raise the validation error of `config`; the connector's own `validate` is user code, so
+        RequestTimeoutError once `deadline` (loop time) has passed."""
+        await self._owner.wait(asyncio.ensure_future(self._validator.check(config)), deadline)
 
     # --- offsets (KIP-875): reads ------------------------------------------------------------------------
 

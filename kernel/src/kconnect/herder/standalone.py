@@ -16,7 +16,7 @@ import functools
 import logging
 from collections.abc import Mapping, Sequence
 
-from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError
+from kconnect.errors import AlreadyExistsError, NotFoundError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
@@ -32,7 +32,6 @@ from kconnect.herder.front_door import HerderFrontDoor, merged
 from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.herder.offsets import AiokafkaAdmin
 from kconnect.herder.state import restart_plan
-from kconnect.herder.validation import NAME_CONFIG
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import (
     FileConfigBackingStore,
@@ -129,15 +128,9 @@ class StandaloneHerder(HerderFrontDoor):
         (validation included: a connector's `validate` is user code too).
         A config-store write that fails raises its StoreError and changes nothing.
         """
-        config = dict(config)
-        if NAME_CONFIG in config and config[NAME_CONFIG] != name:
-            raise BadRequestError(
-                f"Connector name configuration ({config[NAME_CONFIG]}) doesn't match connector name "
-                f"in the URL ({name})"
-            )
-        config[NAME_CONFIG] = name
+        config = self._named(name, config)
         deadline = self._owner.deadline()
-        await self._owner.wait(asyncio.ensure_future(self._validator.check(config)), deadline)
+        await self._validate(config, deadline)
 
         async def put() -> tuple[bool, asyncio.Future[None] | None]:
             created = name not in self._state.connectors
@@ -161,7 +154,7 @@ class StandaloneHerder(HerderFrontDoor):
         while True:
             base = dict(self._record(name).config)
             patched = merged(base, patch)
-            await self._owner.wait(asyncio.ensure_future(self._validator.check(patched)), deadline)
+            await self._validate(patched, deadline)
 
             async def put(
                 base: dict[str, str] = base, patched: dict[str, str] = patched
