@@ -23,6 +23,7 @@ private namespaces, for its fixed ``localhost:9092`` and port 8083).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -99,13 +100,12 @@ def wait_healthy(workers: list[WorkerProcess], timeout: float = 180.0) -> None:
         )
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[Cluster]:
-    """Three workers of a fresh group with fresh internal topics, started together."""
-    workdir = tmp_path_factory.mktemp("distributed")
-    group = f"kconnect-dist-{uuid.uuid4().hex[:8]}"
-    props = {
-        "bootstrap.servers": kafka_bootstrap,
+def group_props(bootstrap: str, stem: str, **overrides: str) -> dict[str, str]:
+    """Worker properties of a fresh group (``<stem>-<random>``) with its own internal topics on the
+    one test broker (replication 1, two partitions each), short heartbeats and rebalance delay."""
+    group = f"{stem}-{uuid.uuid4().hex[:8]}"
+    return {
+        "bootstrap.servers": bootstrap,
         "group.id": group,
         "config.storage.topic": f"{group}-configs",
         "offset.storage.topic": f"{group}-offsets",
@@ -113,16 +113,47 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> I
         "config.storage.replication.factor": "1",
         "offset.storage.replication.factor": "1",
         "status.storage.replication.factor": "1",
-        "offset.storage.partitions": "5",
-        "status.storage.partitions": "3",
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "offset.storage.partitions": "2",
+        "status.storage.partitions": "2",
         "offset.flush.interval.ms": "500",
         "heartbeat.interval.ms": "1000",
         "session.timeout.ms": "6000",
-        "scheduled.rebalance.max.delay.ms": str(DELAY_MS),
-        "spark.master": "local[4]",
+        "scheduled.rebalance.max.delay.ms": "5000",
+        **overrides,
     }
+
+
+@contextlib.contextmanager
+def running_workers(workdir: Path, props: dict[str, str], count: int) -> Iterator[list[WorkerProcess]]:
+    """`count` distributed workers started together and healthy; stopped on the way out."""
+    workers = [WorkerProcess(workdir, props, mode="distributed") for _ in range(count)]
+    for worker in workers:
+        worker.start()
+    try:
+        wait_healthy(workers)
+        yield workers
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[Cluster]:
+    """Three workers of a fresh group with fresh internal topics, started together."""
+    workdir = tmp_path_factory.mktemp("distributed")
+    props = group_props(
+        kafka_bootstrap,
+        "kconnect-dist",
+        **{
+            "offset.storage.partitions": "5",
+            "status.storage.partitions": "3",
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "scheduled.rebalance.max.delay.ms": str(DELAY_MS),
+            "spark.master": "local[4]",
+        },
+    )
+    group = props["group.id"]
     topic = f"{group}-lines"
     create_topic(kafka_bootstrap, topic, 3)
     workers = [WorkerProcess(workdir, props, mode="distributed") for _ in range(3)]

@@ -10,7 +10,6 @@ JaasBasicAuthFilter) and the leader checks the signature, so the connector's tas
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from kconnect_basic_auth.credentials import add_user
 from kconnect_basic_auth.plugin import KAFKA_CLASS_NAME
 
 from tests.integration.conftest import lines
-from tests.integration.test_distributed import read_lines, wait_healthy
+from tests.integration.test_distributed import group_props, read_lines, running_workers
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration
@@ -33,35 +32,17 @@ def workers(tmp_path: Path, kafka_bootstrap: str) -> Iterator[list[WorkerProcess
     """Two distributed workers of a fresh group, both with the basic-auth extension on one file."""
     credentials = tmp_path / "credentials"
     add_user(credentials, *USER)
-    group = f"kconnect-auth-{uuid.uuid4().hex[:8]}"
-    props = {
-        "bootstrap.servers": kafka_bootstrap,
-        "group.id": group,
-        "config.storage.topic": f"{group}-configs",
-        "offset.storage.topic": f"{group}-offsets",
-        "status.storage.topic": f"{group}-status",
-        "config.storage.replication.factor": "1",
-        "offset.storage.replication.factor": "1",
-        "status.storage.replication.factor": "1",
-        "offset.storage.partitions": "2",
-        "status.storage.partitions": "2",
-        "offset.flush.interval.ms": "500",
-        "heartbeat.interval.ms": "1000",
-        "session.timeout.ms": "6000",
-        "scheduled.rebalance.max.delay.ms": "5000",
-        "spark.master": "local[2]",
-        "rest.extension.classes": KAFKA_CLASS_NAME,
-        "rest.basic.auth.credentials.file": str(credentials),
-    }
-    started = [WorkerProcess(tmp_path, props, mode="distributed") for _ in range(2)]
-    for worker in started:
-        worker.start()
-    try:
-        wait_healthy(started)
+    props = group_props(
+        kafka_bootstrap,
+        "kconnect-auth",
+        **{
+            "spark.master": "local[2]",
+            "rest.extension.classes": KAFKA_CLASS_NAME,
+            "rest.basic.auth.credentials.file": str(credentials),
+        },
+    )
+    with running_workers(tmp_path, props, 2) as started:
         yield started
-    finally:
-        for worker in started:
-            worker.stop()
 
 
 def test_users_writes_are_forwarded_with_their_credentials_and_internal_requests_pass(

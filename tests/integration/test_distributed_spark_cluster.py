@@ -9,7 +9,6 @@ either kconnect process), and the two applications RUNNING side by side on the m
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,14 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import lines
-from tests.integration.test_distributed import all_tasks_in, create, read_lines, task_states, wait_healthy
+from tests.integration.test_distributed import (
+    all_tasks_in,
+    create,
+    group_props,
+    read_lines,
+    running_workers,
+    task_states,
+)
 from tests.integration.test_spark_cluster import executor_of, spark_cluster
 from tests.integration.test_task_failures import task_runs
 from tests.worker_process import WorkerProcess
@@ -30,38 +36,20 @@ __all__ = ["spark_cluster"]  # the module-scoped cluster fixture, imported for t
 @pytest.fixture
 def workers(spark_cluster: Any, tmp_path: Path, kafka_bootstrap: str) -> Iterator[list[WorkerProcess]]:
     """Two distributed workers of a fresh group, each a Spark application on the cluster."""
-    group = f"kconnect-spark-{uuid.uuid4().hex[:8]}"
-    props = {
-        "bootstrap.servers": kafka_bootstrap,
-        "group.id": group,
-        "config.storage.topic": f"{group}-configs",
-        "offset.storage.topic": f"{group}-offsets",
-        "status.storage.topic": f"{group}-status",
-        "config.storage.replication.factor": "1",
-        "offset.storage.replication.factor": "1",
-        "status.storage.replication.factor": "1",
-        "offset.storage.partitions": "2",
-        "status.storage.partitions": "2",
-        "offset.flush.interval.ms": "500",
-        "heartbeat.interval.ms": "1000",
-        "session.timeout.ms": "6000",
-        "scheduled.rebalance.max.delay.ms": "5000",
-        "spark.master": spark_cluster.master_url,
-        "spark.cores.max": "1",
-        "spark.executor.memory": "512m",
-        "spark.driver.host": "127.0.0.1",
-        "spark.driver.bindAddress": "127.0.0.1",
-        "executor.control.host": "127.0.0.1",
-    }
-    started = [WorkerProcess(tmp_path, props, mode="distributed") for _ in range(2)]
-    for worker in started:
-        worker.start()
-    try:
-        wait_healthy(started)
+    props = group_props(
+        kafka_bootstrap,
+        "kconnect-spark",
+        **{
+            "spark.master": spark_cluster.master_url,
+            "spark.cores.max": "1",
+            "spark.executor.memory": "512m",
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+            "executor.control.host": "127.0.0.1",
+        },
+    )
+    with running_workers(tmp_path, props, 2) as started:
         yield started
-    finally:
-        for worker in started:
-            worker.stop()
 
 
 def test_each_workers_task_runs_in_its_own_application_on_the_cluster(
