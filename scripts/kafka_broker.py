@@ -24,6 +24,7 @@ import fcntl
 import logging
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -78,7 +79,7 @@ transaction.state.log.min.isr=1
 transaction.state.log.num.partitions=1
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
+group.initial.rebalance.delay.ms={initial_rebalance_delay_ms}
 """
 
 _LOG4J2_FILE = """\
@@ -270,6 +271,7 @@ class KafkaBroker:
         log_level: str = "INFO",
         offsets_partitions: int = 1,
         startup_timeout: float = 60.0,
+        initial_rebalance_delay_ms: int = 0,
     ) -> None:
         self._requested_port = port
         self._owns_data = data_dir is None
@@ -277,6 +279,7 @@ class KafkaBroker:
         self.heap = heap
         self.log_level = log_level
         self.offsets_partitions = offsets_partitions
+        self.initial_rebalance_delay_ms = initial_rebalance_delay_ms
         self.startup_timeout = startup_timeout
         self.port = 0
         self.controller_port = 0
@@ -348,6 +351,28 @@ class KafkaBroker:
         if self._owns_data:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
+    def freeze(self) -> None:
+        """SIGSTOP the broker JVM: to its clients it looks like a long GC pause or a network partition."""
+        if self._proc is None or self._proc.poll() is not None:
+            raise KafkaBrokerError("the broker is not running")
+        self._proc.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """SIGCONT a frozen broker JVM: it carries on where it stopped."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.send_signal(signal.SIGCONT)
+
+    def restart(self, timeout: float = 30.0) -> None:
+        """Stop the broker process and start it again on the same ports and data folder."""
+        self.thaw()
+        self._terminate(timeout)
+        self._launch()
+        try:
+            self._wait_ready()
+        except KafkaBrokerError:
+            self._terminate()
+            raise
+
     def wait(self) -> int:
         """Block until the broker JVM exits and return its exit code; the CLI's ``start`` calls this."""
         if self._proc is None:
@@ -364,6 +389,7 @@ class KafkaBroker:
                 controller_port=self.controller_port,
                 log_dirs=self.data_dir / "kafka-logs",
                 offsets_partitions=self.offsets_partitions,
+                initial_rebalance_delay_ms=self.initial_rebalance_delay_ms,
             ),
             encoding="utf-8",
         )
@@ -430,6 +456,7 @@ class KafkaBroker:
         proc, self._proc = self._proc, None
         if proc is None or proc.poll() is not None:
             return
+        proc.send_signal(signal.SIGCONT)  # a frozen JVM would not act on SIGTERM
         proc.terminate()
         try:
             proc.wait(timeout)

@@ -12,7 +12,7 @@ import asyncio
 import itertools
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -38,6 +38,8 @@ class MemoryControl:
         self.stored: dict[str, Any] = {}
         self.topics: list[str] = []
         self.topics_reset_count = 0
+        #: Raised, one per call, by the next `commit_source_offsets` calls (a store that fails).
+        self.commit_errors: list[Exception] = []
         self._changed = asyncio.Event()
         self._loop = asyncio.get_running_loop()
 
@@ -68,6 +70,8 @@ class MemoryControl:
     async def commit_source_offsets(
         self, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
     ) -> None:
+        if self.commit_errors:
+            raise self.commit_errors.pop(0)
         self.committed.append(list(offsets))
         for partition, offset in offsets:
             self.stored[repr(sorted(partition.items()))] = offset
@@ -212,6 +216,8 @@ class FakeConsumer:
         self.polls: list[tuple[float, frozenset[KTP]]] = []
         self.started = self.stopped = False
         self.max_poll_records = 1000
+        #: Run inside the next `getmany`, before it reads: aiokafka rebalances while a fetch waits.
+        self.inside_next_getmany: Callable[[], Awaitable[None]] | None = None
 
     def append(self, topic: str, partition: int, *values: str) -> None:
         """Write values to a partition's log."""
@@ -241,6 +247,9 @@ class FakeConsumer:
 
     async def getmany(self, *partitions: KTP, timeout_ms: int = 0) -> dict[KTP, list[Message]]:
         self.polls.append((time.monotonic(), frozenset(self._paused)))
+        if self.inside_next_getmany is not None:
+            inside, self.inside_next_getmany = self.inside_next_getmany, None
+            await inside()
         result: dict[KTP, list[Message]] = {}
         for tp in sorted(self._assignment - self._paused):
             log = self.logs.get(tp, [])

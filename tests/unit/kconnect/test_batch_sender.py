@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
+from aiokafka.errors import RequestTimedOutError
 from aiokafka.partitioner import DefaultPartitioner
-from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord
+from kconnect.runtime.batch_sender import (
+    UNANSWERED_PER_PARTITION,
+    BatchSender,
+    OutgoingRecord,
+    SendAbandoned,
+)
+from kconnect.runtime.kafka_clients import DeliveryPolicy
 
 from tests.unit.kconnect.loop_fakes import FakeProducer
 
@@ -78,3 +86,46 @@ async def test_a_record_larger_than_a_batch_names_its_topic() -> None:
     producer, acks = FakeProducer(), Acks()
     with pytest.raises(ValueError, match="a record for t is larger than the producer's batch size"):
         await BatchSender(producer, acks.on_ack, acks.on_error).send([out("x" * 2000, partition=0)])
+
+
+async def test_a_partition_holds_at_most_two_unanswered_batches_and_goes_on_when_answered() -> None:
+    """A silent broker stops the sender instead of piling batches up; an answer lets it go on."""
+    producer, acks = FakeProducer(batch_capacity=1, auto_ack=False), Acks()
+    sender = BatchSender(producer, acks.on_ack, acks.on_error)
+    send = asyncio.create_task(sender.send([out(f"v{i}", partition=0) for i in range(4)]))
+    await asyncio.sleep(0.05)
+    assert len(producer.sent) == UNANSWERED_PER_PARTITION and not send.done()
+    producer.answer(producer.sent[0])
+    await asyncio.sleep(0.05)
+    assert len(producer.sent) == 3, "one answer makes room for one batch"
+    for sent in producer.sent[1:]:
+        producer.answer(sent)
+    await asyncio.wait_for(send, 5)
+    for sent in producer.sent:
+        producer.answer(sent)
+    await producer.flush()
+    assert [a[0] for a in acks.acked] == ["v0", "v1", "v2", "v3"]
+
+
+async def test_a_stop_while_the_broker_is_silent_abandons_the_send() -> None:
+    producer, acks = FakeProducer(batch_capacity=1, auto_ack=False), Acks()
+    stopping = False
+    sender = BatchSender(producer, acks.on_ack, acks.on_error, stopping=lambda: stopping)
+    send = asyncio.create_task(sender.send([out(f"v{i}", partition=0) for i in range(4)]))
+    await asyncio.sleep(0.05)
+    stopping = True
+    with pytest.raises(SendAbandoned):
+        await asyncio.wait_for(send, 5)
+    assert acks.acked == [] and len(producer.sent) == 2, "nothing unanswered counts as sent"
+
+
+async def test_a_batch_the_broker_never_answered_fails_saying_how_long_and_why() -> None:
+    producer, acks = FakeProducer(auto_ack=False), Acks()
+    policy = DeliveryPolicy(delivery_timeout_ms=8000)
+    await BatchSender(producer, acks.on_ack, acks.on_error, policy=policy).send([out("a", partition=2)])
+    producer.sent[0].future.set_exception(RequestTimedOutError())
+    await producer.flush()
+    assert acks.acked == [] and len(acks.errors) == 1
+    message = str(acks.errors[0])
+    assert message.startswith("Kafka did not acknowledge 1 record for t-2 within delivery.timeout.ms=8000 ms")
+    assert "the broker was unreachable" in message and "RequestTimedOutError" in message

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from kconnect import SourceRecord, SourceTask
 from kconnect.data.schema import STRING_SCHEMA
+from kconnect.errors import RetriableError
 from kconnect.herder.model import TargetState
 from kconnect.runtime.source_loop import SourceLoop
+from kconnect.storage import StoreError
 
 from tests.unit.kconnect.loop_fakes import (
     FakeProducer,
@@ -107,12 +109,34 @@ async def test_a_failed_send_commits_nothing_from_that_record_on() -> None:
     # Source partition A: positions 1 and 3 go to Kafka partition 0, position 2 to partition 1 (fails).
     poll = [rec("a1", A, 1, 0), rec("a2", A, 2, 1), rec("a3", A, 3, 0), rec("b1", B, 1, 0)]
     loop = make_loop(control, producer, [poll])
-    with pytest.raises(RuntimeError, match="Kafka rejected a record"):
+    with pytest.raises(RuntimeError, match="Kafka rejected 1 record for t-1: "):
         await loop.run()
     # a3 and b1 were acknowledged, a2 was not: A may only advance to a1; B is independent.
     assert control.stored_offset(A) == {"position": 1}
     assert control.stored_offset(B) == {"position": 1}
     assert all(offsets != [(A, {"position": 3})] for offsets in control.committed)
+
+
+async def test_offsets_an_unreachable_store_refused_are_stored_by_the_next_commit() -> None:
+    """A broker outage makes the worker's offset topic unwritable for a while: the task goes on."""
+    control, producer = MemoryControl(), FakeProducer()
+    control.commit_errors = [RetriableError("offset topic unreachable")] * 2
+    loop = make_loop(control, producer, [[rec("a1", position=1)]], config=None, stop_when_done=False)
+    loop.flush_interval_s = 0.01
+    run = asyncio.create_task(loop.run())
+    await wait_until(lambda: control.stored_offset(A) == {"position": 1})
+    assert not run.done(), "an unreachable offset store must not fail the task"
+    control.set(TargetState.STOPPED)
+    await asyncio.wait_for(run, 5)
+    assert control.committed[0] == [(A, {"position": 1})], "the refused offsets are sent again as they were"
+
+
+async def test_an_offset_store_that_refuses_for_good_fails_the_task() -> None:
+    control, producer = MemoryControl(), FakeProducer()
+    control.commit_errors = [StoreError("offsets file is read-only")] * 3
+    loop = make_loop(control, producer, [[rec("a1", position=1)]])
+    with pytest.raises(StoreError, match="read-only"):
+        await loop.run()
 
 
 async def test_nothing_is_committed_before_kafka_answers() -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
+from kconnect.errors import RetriableError
 from kconnect.executor import SourceOffset, SourcePartition
 from kconnect.herder import events as ev
 from kconnect.herder.model import ConnectorTaskId
-from kconnect.storage import OffsetBackingStore, StatusBackingStore, StoreError
+from kconnect.storage import OffsetBackingStore, StatusBackingStore, StoreError, StoreUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,8 @@ class HerderTaskListener:
             await self._offsets.set(task.connector, offsets)
         except Exception as exc:
             log.error("Could not store the source offsets of task %s: %s", task, exc)
-            raise StoreError(f"Could not store the source offsets of task {task}: {exc}") from exc
+            error = StoreUnavailableError if isinstance(exc, RetriableError) else StoreError
+            raise error(f"Could not store the source offsets of task {task}: {exc}") from exc
 
     async def read_source_offsets(
         self, task: ConnectorTaskId, partitions: Sequence[SourcePartition]

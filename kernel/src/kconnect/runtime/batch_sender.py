@@ -12,19 +12,38 @@ sticky partitioning, which keeps batches full).
 Records of one topic-partition go out in the order given, in batches handed to the producer in
 that order; a batch's records are acknowledged together, in order, with the batch's base offset
 plus their index. A failed batch acknowledges none of its records.
+
+Flow control: at most `UNANSWERED_PER_PARTITION` batches of one partition wait for the broker at a
+time (the one aiokafka has in flight and the one it queues behind it). When the broker does not
+answer, `send` waits for room instead of piling records up, so a source task stops polling during
+an outage, as Java's does when its producer's buffer is full, and resumes where it was. While it
+waits it logs how long the broker has been silent; the producer retries the batches until
+``delivery.timeout.ms`` (see `kafka_clients.DeliveryPolicy`), and a batch that fails is reported
+as a `DeliveryError` saying which partition, how many records and how long it waited.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
+import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiokafka.errors import KafkaError, KafkaTimeoutError
 from aiokafka.partitioner import DefaultPartitioner
 
-from kconnect.runtime.kafka_clients import ProducerClient
+from kconnect.runtime.kafka_clients import DeliveryPolicy, ProducerClient
+
+log = logging.getLogger(__name__)
+
+#: Batches of one topic-partition handed to the producer and not yet answered, at most.
+UNANSWERED_PER_PARTITION = 2
+#: How often a sender waiting for the broker logs that it still waits.
+WAIT_LOG_INTERVAL_S = 10.0
 
 
 @dataclass(slots=True)
@@ -44,6 +63,15 @@ class OutgoingRecord:
 class _Batch:
     builder: Any
     records: list[OutgoingRecord] = field(default_factory=list)
+    handed_at: float = 0.0
+
+
+class DeliveryError(Exception):
+    """Kafka did not take a batch: it refused it, or did not answer within ``delivery.timeout.ms``."""
+
+
+class SendAbandoned(Exception):
+    """`send` stopped waiting for the broker because the task is stopping; nothing unsent is lost."""
 
 
 AckCallback = Callable[[OutgoingRecord, Any], None]
@@ -53,15 +81,43 @@ ErrorCallback = Callable[[BaseException], None]
 class BatchSender:
     """Packs records into per-partition batches and sends them; one instance per source task."""
 
-    def __init__(self, producer: ProducerClient, on_ack: AckCallback, on_error: ErrorCallback) -> None:
-        """Send through `producer`; `on_ack` runs per acknowledged record, `on_error` per failed batch."""
+    def __init__(
+        self,
+        producer: ProducerClient,
+        on_ack: AckCallback,
+        on_error: ErrorCallback,
+        *,
+        policy: DeliveryPolicy | None = None,
+        stopping: Callable[[], bool] = lambda: False,
+        name: str = "source task",
+    ) -> None:
+        """Send through `producer`; `on_ack` runs per acknowledged record, `on_error` per failed batch.
+
+        `stopping` is asked while `send` waits for the broker: when it answers True, `send` raises
+        `SendAbandoned`. `name` labels the log lines.
+        """
         self._producer = producer
         self._on_ack = on_ack
         self._on_error = on_error
+        self._policy = policy or DeliveryPolicy()
+        self._stopping = stopping
+        self._name = name
         self._partitioner = DefaultPartitioner()
+        self._unanswered: Counter[tuple[str, int]] = Counter()
+        self._answered = asyncio.Event()
+        self.failed = False
+
+    @property
+    def unanswered(self) -> int:
+        """Batches handed to the producer that the broker has not answered yet."""
+        return sum(self._unanswered.values())
 
     async def send(self, records: Sequence[OutgoingRecord]) -> None:
-        """Send these records; returns once every batch is handed to the producer (not yet acked)."""
+        """Send these records; returns once every batch is handed to the producer (not yet acked).
+
+        Stops handing batches over once a batch failed (the caller fails the task). Raises
+        `SendAbandoned` if the task stops while the broker does not answer.
+        """
         sticky: dict[str, int] = {}
         open_batches: dict[tuple[str, int], _Batch] = {}
         for record in records:
@@ -103,21 +159,77 @@ class BatchSender:
         return sticky[record.topic]
 
     async def _send_batch(self, batch: _Batch, topic: str, partition: int) -> None:
-        if not batch.records:
+        if not batch.records or self.failed:
             return
+        slot = (topic, partition)
+        await self._wait_for_room(slot)
         batch.builder.close()
-        future = await self._producer.send_batch(batch.builder, topic, partition=partition)
-        records = batch.records
-        future.add_done_callback(lambda done: self._acknowledge(done, records))
+        while True:
+            try:
+                future = await self._producer.send_batch(batch.builder, topic, partition=partition)
+                break
+            except KafkaTimeoutError:
+                # aiokafka's queue for the partition stayed full for request.timeout.ms: the batch
+                # was not taken, so offering it again loses and duplicates nothing.
+                if self._stopping():
+                    raise SendAbandoned() from None
+        batch.handed_at = time.monotonic()
+        self._unanswered[slot] += 1
+        future.add_done_callback(lambda done: self._acknowledge(done, batch, slot))
 
-    def _acknowledge(self, done: asyncio.Future[Any], records: list[OutgoingRecord]) -> None:
+    async def _wait_for_room(self, slot: tuple[str, int]) -> None:
+        """Wait until `slot` has fewer than `UNANSWERED_PER_PARTITION` unanswered batches."""
+        started = time.monotonic()
+        next_log = started + WAIT_LOG_INTERVAL_S
+        while self._unanswered[slot] >= UNANSWERED_PER_PARTITION and not self.failed:
+            self._answered.clear()
+            try:
+                await asyncio.wait_for(self._answered.wait(), 1.0)
+            except asyncio.TimeoutError:
+                if self._stopping():
+                    raise SendAbandoned() from None
+                if time.monotonic() >= next_log:
+                    next_log += WAIT_LOG_INTERVAL_S
+                    log.warning(
+                        "%s: Kafka has not answered for %.0f s (%d batches of %s-%d waiting); the "
+                        "producer retries them until delivery.timeout.ms=%d",
+                        self._name,
+                        time.monotonic() - started,
+                        self._unanswered[slot],
+                        *slot,
+                        self._policy.delivery_timeout_ms,
+                    )
+
+    def _acknowledge(self, done: asyncio.Future[Any], batch: _Batch, slot: tuple[str, int]) -> None:
+        self._unanswered[slot] -= 1
+        if not self._unanswered[slot]:
+            del self._unanswered[slot]
+        self._answered.set()
         if done.cancelled():
+            self.failed = True
             self._on_error(asyncio.CancelledError("send cancelled"))
             return
         error = done.exception()
         if error is not None:
-            self._on_error(error)
+            self.failed = True
+            self._on_error(self._delivery_error(error, batch, slot))
             return
         metadata = done.result()
-        for index, record in enumerate(records):
+        for index, record in enumerate(batch.records):
             self._on_ack(record, metadata._replace(offset=metadata.offset + index))
+
+    def _delivery_error(self, error: BaseException, batch: _Batch, slot: tuple[str, int]) -> DeliveryError:
+        waited = time.monotonic() - batch.handed_at
+        count = len(batch.records)
+        what = f"{count} record{'s' if count != 1 else ''} for {slot[0]}-{slot[1]}"
+        if isinstance(error, KafkaTimeoutError) or (isinstance(error, KafkaError) and error.retriable):
+            message = (
+                f"Kafka did not acknowledge {what} within delivery.timeout.ms="
+                f"{self._policy.delivery_timeout_ms} ms: the broker was unreachable or kept failing "
+                f"for {waited:.1f} s (last error: {error!r})"
+            )
+        else:
+            message = f"Kafka rejected {what}: {error!r}"
+        failure = DeliveryError(message)
+        failure.__cause__ = error
+        return failure

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
@@ -94,18 +95,88 @@ def _translate(
     return kwargs
 
 
+#: Producer keys about retrying that aiokafka has no argument for: `DeliveryPolicy` carries them.
+_DELIVERY_KEYS = ("delivery.timeout.ms", "retries", "max.in.flight.requests.per.connection")
+#: Kafka Connect's producers retry a retriable error without end (Worker.baseProducerConfigs).
+CONNECT_DELIVERY_TIMEOUT_MS = 2**31 - 1
+#: The Java producer's default ``request.timeout.ms`` (aiokafka's own default is 40 s).
+JAVA_REQUEST_TIMEOUT_MS = 30_000
+
+
+def _producer_props(worker: Mapping[str, str], connector: Mapping[str, str]) -> dict[str, str]:
+    return {**_prefixed(worker, "producer."), **_prefixed(connector, "producer.override.")}
+
+
 def producer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> dict[str, Any]:
     """AIOKafkaProducer keyword arguments: Connect's defaults, worker ``producer.*``, connector overrides."""
-    props = {**_prefixed(worker, "producer."), **_prefixed(connector, "producer.override.")}
+    props = _producer_props(worker, connector)
     kwargs: dict[str, Any] = {
         "bootstrap_servers": props.get("bootstrap.servers")
         or worker.get("bootstrap.servers", "localhost:9092"),
         "acks": "all",
         "linger_ms": 5,
         "max_batch_size": 256 * 1024,
+        "request_timeout_ms": JAVA_REQUEST_TIMEOUT_MS,
     }
-    kwargs.update(_translate(props, _PRODUCER, "producer"))
+    mapped = {k: v for k, v in props.items() if k not in _DELIVERY_KEYS}
+    kwargs.update(_translate(mapped, _PRODUCER, "producer"))
     return kwargs
+
+
+@dataclass(frozen=True)
+class DeliveryPolicy:
+    """How long a source task's records may wait for Kafka, with the Java producer's meaning.
+
+    A batch is retried on every retriable error (a request timed out, no leader, the connection
+    broke) until ``delivery.timeout.ms`` after it was handed to the producer; only then, or on a
+    non-retriable error, does it fail. ``retries=0`` fails it on the first error. aiokafka sends
+    one batch per partition at a time, which keeps order as ``max.in.flight.requests.per.connection=1``
+    (Kafka Connect's setting) does.
+    """
+
+    delivery_timeout_ms: int = CONNECT_DELIVERY_TIMEOUT_MS
+    request_timeout_ms: int = JAVA_REQUEST_TIMEOUT_MS
+    retries: int = 2**31 - 1
+
+    @property
+    def batch_ttl_s(self) -> float:
+        """How long a batch may stay unanswered before its failure is final."""
+        return self.delivery_timeout_ms / 1000 if self.retries > 0 else 0.0
+
+
+def delivery_policy(worker: Mapping[str, str], connector: Mapping[str, str]) -> DeliveryPolicy:
+    """The source producer's `DeliveryPolicy` from worker ``producer.*`` and connector overrides.
+
+    Raises ValueError naming the key for a value Java's producer refuses too.
+    """
+    props = _producer_props(worker, connector)
+
+    def number(key: str, default: int, minimum: int) -> int:
+        raw = props.get(key)
+        if raw is None:
+            return default
+        try:
+            value = int(raw.strip())
+        except ValueError:
+            raise ValueError(f"producer setting {key}: invalid value {raw!r}") from None
+        if value < minimum:
+            raise ValueError(f"producer setting {key}: value {value} must be at least {minimum}")
+        return value
+
+    number("max.in.flight.requests.per.connection", 1, 1)
+    request_timeout = number("request.timeout.ms", JAVA_REQUEST_TIMEOUT_MS, 0)
+    linger = number("linger.ms", 5, 0)
+    policy = DeliveryPolicy(
+        delivery_timeout_ms=number("delivery.timeout.ms", CONNECT_DELIVERY_TIMEOUT_MS, 0),
+        request_timeout_ms=request_timeout,
+        retries=number("retries", 2**31 - 1, 0),
+    )
+    if policy.delivery_timeout_ms < linger + request_timeout:
+        raise ValueError(
+            "producer setting delivery.timeout.ms should be equal to or larger than linger.ms + "
+            f"request.timeout.ms ({policy.delivery_timeout_ms} < {linger} + {request_timeout})"
+        )
+    return policy
 
 
 def consumer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str], group_id: str) -> dict[str, Any]:
@@ -203,9 +274,20 @@ class ConsumerClient(Protocol):
 
 
 def create_producer(worker: Mapping[str, str], connector: Mapping[str, str]) -> ProducerClient:
-    """A real aiokafka producer configured from the worker and connector properties."""
-    producer: ProducerClient = AIOKafkaProducer(**producer_kwargs(worker, connector))
-    return producer
+    """A real aiokafka producer configured from the worker and connector properties.
+
+    Its batches are retried as `delivery_policy` says. aiokafka has no delivery timeout of its own: it
+    gives up on a batch ``request_timeout_ms`` after the batch was queued, so a broker unreachable
+    for longer than one request would fail the task. Its batch time-to-live is set to the delivery
+    timeout instead; a unit test checks the attribute still exists in the installed aiokafka.
+    """
+    producer = AIOKafkaProducer(**producer_kwargs(worker, connector))
+    accumulator = producer._message_accumulator
+    if not hasattr(accumulator, "_batch_ttl"):
+        raise RuntimeError("this aiokafka version has no batch time-to-live to set delivery.timeout.ms")
+    accumulator._batch_ttl = delivery_policy(worker, connector).batch_ttl_s
+    client: ProducerClient = producer
+    return client
 
 
 def create_consumer(worker: Mapping[str, str], connector: Mapping[str, str], group_id: str) -> ConsumerClient:

@@ -11,14 +11,17 @@ Rules, as Kafka's WorkerSinkTask keeps them:
 * **One call into the task at a time.** aiokafka runs the rebalance listener in its own
   coordination task, not inside `getmany`, so a revocation could arrive while `put` runs in its
   thread. Every task call (`put`, `pre_commit`, `open`, `close`) holds one lock, so the commit
-  and `close` of a revocation wait for the `put` in flight, and a batch fetched before a
-  revocation is discarded (its partitions restart at the committed offset).
+  and `close` of a revocation wait for the `put` in flight, and a batch fetched while a
+  revocation ran is not put: its partitions that stay assigned are read again from its first
+  offset (it may have been fetched under the new assignment, after the position was reset).
 * **Paused means polling with every partition paused**, so the consumer keeps its group
   membership through any pause and a resume causes no rebalance and no redelivery.
 * **RetriableError from put**: every partition is paused, the consumer keeps polling, and the
   same batch is offered again after ``context.timeout`` (default 1 s).
-* **A commit refused because the group rebalanced** is logged; the offsets stay uncommitted and
-  the next commit sends them again. It does not fail the task.
+* **A commit refused because the group rebalanced, or not answered because the broker is
+  unreachable** (a retriable error) is logged; the offsets stay uncommitted and the next commit
+  sends them again. It does not fail the task. aiokafka re-finds the coordinator and re-joins the
+  group by itself once the broker is back.
 * **A task error inside the rebalance listener** (aiokafka only logs those) fails the task from
   the loop, with its trace.
 """
@@ -36,6 +39,8 @@ from aiokafka import ConsumerRebalanceListener
 from aiokafka.errors import (
     CommitFailedError,
     IllegalGenerationError,
+    KafkaError,
+    KafkaTimeoutError,
     RebalanceInProgressError,
     UnknownMemberIdError,
 )
@@ -236,7 +241,12 @@ class SinkLoop:
         batch = self.builder.batch({TopicPartition(tp.topic, tp.partition): m for tp, m in fetched.items()})
         async with self._task_lock:
             if revocations != self._revocations:
-                log.debug("Discarding a batch of %s fetched before partitions were revoked", self.spec.id)
+                # The batch may come from before the rebalance or from the new assignment (aiokafka
+                # fetches while the listener runs): read it again from its first offset either way,
+                # so nothing is skipped. Everything before that offset was already delivered.
+                log.debug("Re-reading a batch of %s fetched while partitions were revoked", self.spec.id)
+                assigned = set(self.consumer.assignment())
+                self._rewind({tp: m for tp, m in fetched.items() if tp in assigned})
                 return
             await self._put_locked(batch)
 
@@ -294,6 +304,16 @@ class SinkLoop:
         except REBALANCE_COMMIT_ERRORS as exc:
             log.warning(
                 "Committing offsets of %s failed because its consumer group rebalanced (%s); "
+                "the next commit sends them again",
+                self.spec.id,
+                exc,
+            )
+            return
+        except KafkaError as exc:
+            if not (exc.retriable or isinstance(exc, KafkaTimeoutError)):
+                raise
+            log.warning(
+                "Committing offsets of %s failed because the broker did not answer (%r); "
                 "the next commit sends them again",
                 self.spec.id,
                 exc,

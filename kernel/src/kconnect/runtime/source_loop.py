@@ -11,6 +11,13 @@ dropped, or one skipped under ``errors.tolerance=all``, counts as acknowledged a
 rule), so a source partition whose newest records are all filtered out still advances. A record
 whose send failed is never acknowledged, so neither it nor any later record of its partition is
 committed.
+
+Broker outages: the periodic commit does not wait for sends in flight (it stores what is
+acknowledged so far, as Kafka's does); a pause or the end of the loop waits for them at most
+``offset.flush.timeout.ms``. While the broker does not answer, the producer retries (see
+`kafka_clients.DeliveryPolicy`), the loop stops polling and logs that it waits, and a stop request
+still ends the task: what Kafka never acknowledged is not committed and is sent again by the next
+run.
 """
 
 from __future__ import annotations
@@ -18,17 +25,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
+from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.herder.model import TargetState
 from kconnect.plugin_host import PluginHost
 from kconnect.records import SourceRecord
-from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord
+from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord, SendAbandoned
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.error_tolerance import ErrorTolerance
-from kconnect.runtime.kafka_clients import ProducerClient, create_producer
-from kconnect.runtime.submitted_records import SubmittedRecords
+from kconnect.runtime.kafka_clients import ProducerClient, create_producer, delivery_policy
+from kconnect.runtime.submitted_records import SubmittedRecords, partition_key
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
 from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
 from kconnect.task import SourceTask
@@ -64,12 +73,22 @@ class SourceLoop:
         self.task = _load_task(host, spec)
         self.submitted = SubmittedRecords()
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
+        self.flush_timeout_s = int(spec.worker.get("offset.flush.timeout.ms", "5000")) / 1000
         self.errors = ErrorTolerance(spec.connector_config)
         self.producer = producer or create_producer(spec.worker, spec.connector_config)
-        self.sender = BatchSender(self.producer, self._on_ack, self._on_send_error)
+        self.sender = BatchSender(
+            self.producer,
+            self._on_ack,
+            self._on_send_error,
+            policy=delivery_policy(spec.worker, spec.connector_config),
+            stopping=lambda: control.target is TargetState.STOPPED,
+            name=f"Source task {spec.id}",
+        )
         self.topics = ActiveTopics(control)
         self.send_error: BaseException | None = None
         self.records_sent = 0
+        #: Acknowledged offsets the worker could not store yet, by source partition.
+        self._unstored: dict[str, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
 
     async def run(self) -> None:
         """Start the task, move records until STOPPED, then commit and stop everything.
@@ -85,7 +104,7 @@ class SourceLoop:
             await asyncio.to_thread(self.task.start, self.spec.task_config)
             try:
                 await self._move_records()
-                await self._commit()
+                await self._commit(wait=True)
             except Exception:
                 await self._commit_after_failure()
                 raise
@@ -93,16 +112,20 @@ class SourceLoop:
                 await asyncio.to_thread(self.task.stop)
         finally:
             self.plugins.close()
-            await self.producer.stop()
+            await self._stop_producer()
         log.info("Source task %s stopped after sending %d records", self.spec.id, self.records_sent)
 
     async def _move_records(self) -> None:
         next_commit = time.monotonic() + self.flush_interval_s
         follower = TargetFollower(self.control)
-        while await follower.proceed(self._commit):
+        while await follower.proceed(self._commit_before_pause):
             records = await asyncio.to_thread(self.task.poll)
             if records:
-                await self._send_all(records)
+                try:
+                    await self._send_all(records)
+                except SendAbandoned:
+                    log.warning("Source task %s stops while Kafka does not answer", self.spec.id)
+                    return
             else:
                 await self.control.wait_for_target_change(TargetState.STARTED, IDLE_BACKOFF_S)
             self._raise_send_error()
@@ -185,33 +208,72 @@ class SourceLoop:
 
     def _raise_send_error(self) -> None:
         if self.send_error is not None:
-            raise RuntimeError(
-                f"Kafka rejected a record of {self.spec.id}: {self.send_error!r}"
-            ) from self.send_error
+            raise RuntimeError(f"Source task {self.spec.id}: {self.send_error}") from self.send_error
 
-    async def _commit(self) -> None:
-        """Wait for in-flight sends, then store every acknowledged offset and tell the task.
+    async def _commit_before_pause(self) -> None:
+        await self._commit(wait=True)
 
-        Steps: flush the producer (every send is answered), fail if Kafka rejected a record, take
-        the acknowledged prefix of each source partition, have the worker store it durably, and
-        only then call `SourceTask.commit`.
+    async def _commit(self, wait: bool = False) -> None:
+        """Store every acknowledged offset and tell the task.
+
+        Steps: with `wait`, give sends in flight up to ``offset.flush.timeout.ms`` to be answered;
+        fail if Kafka rejected a record; take the acknowledged prefix of each source partition,
+        have the worker store it durably, and only then call `SourceTask.commit`.
         """
-        if self.submitted.pending:
-            await self.producer.flush()
+        if wait:
+            await self._flush()
         self._raise_send_error()
         await self._store_acknowledged()
 
+    async def _flush(self) -> None:
+        """Wait at most ``offset.flush.timeout.ms`` for the sends in flight to be answered."""
+        if not self.submitted.pending:
+            return
+        try:
+            await asyncio.wait_for(self.producer.flush(), self.flush_timeout_s)
+        except asyncio.TimeoutError:
+            log.warning(
+                "Source task %s: %d records were not acknowledged within offset.flush.timeout.ms; "
+                "their offsets are committed later, or they are sent again by the next run",
+                self.spec.id,
+                self.submitted.pending,
+            )
+
+    async def _stop_producer(self) -> None:
+        """Close the producer; give up after ``offset.flush.timeout.ms`` if the broker does not answer."""
+        try:
+            await asyncio.wait_for(self.producer.stop(), self.flush_timeout_s)
+        except asyncio.TimeoutError:
+            log.warning("Source task %s closed its producer with batches Kafka never answered", self.spec.id)
+
     async def _store_acknowledged(self) -> None:
-        offsets = self.submitted.committable()
-        if offsets:
+        """Have the worker store the acknowledged offsets (and any it could not store last time).
+
+        When the worker's offset store is unreachable (RetriableError, e.g. its Kafka topic during
+        a broker outage) the offsets are kept and sent again with the next commit, as Kafka logs a
+        failed offset flush and tries again; any other store error fails the task.
+        """
+        for partition, offset in self.submitted.committable():
+            self._unstored[partition_key(partition)] = (partition, offset)
+        if not self._unstored:
+            return
+        offsets = list(self._unstored.values())
+        try:
             await self.control.commit_source_offsets(offsets)
-            await asyncio.to_thread(self.task.commit)
+        except RetriableError as exc:
+            log.warning(
+                "Source task %s could not store its offsets (%s); trying again at the next commit",
+                self.spec.id,
+                exc,
+            )
+            return
+        self._unstored.clear()
+        await asyncio.to_thread(self.task.commit)
 
     async def _commit_after_failure(self) -> None:
         """Best effort after a failure: store what Kafka acknowledged, never mask the failure itself."""
         try:
-            if self.submitted.pending:
-                await self.producer.flush()
+            await self._flush()
             await self._store_acknowledged()
         except Exception:
             log.warning(

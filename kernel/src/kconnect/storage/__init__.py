@@ -14,6 +14,7 @@ from .base import (
     OffsetBackingStore,
     StatusBackingStore,
     StoreError,
+    StoreUnavailableError,
 )
 from .file_configs import FileConfigBackingStore
 from .file_offsets import FileOffsetBackingStore
@@ -38,4 +39,5 @@ __all__ = [
     "OffsetBackingStore",
     "StatusBackingStore",
     "StoreError",
+    "StoreUnavailableError",
 ]

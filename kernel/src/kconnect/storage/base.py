@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kconnect.errors import ConnectError
+from kconnect.errors import ConnectError, RetriableError
 from kconnect.herder.api import StateInfo, TaskStateInfo
 from kconnect.herder.model import ConnectorTaskId, TargetState
 
@@ -22,6 +22,10 @@ SourceOffset = Mapping[str, Any]
 
 class StoreError(ConnectError):
     """A store cannot read or write its file; the message names the file and the reason."""
+
+
+class StoreUnavailableError(StoreError, RetriableError):
+    """A Kafka-backed store's broker did not answer; the same write may succeed when tried again."""
 
 
 def partition_key(partition: SourcePartition) -> str:

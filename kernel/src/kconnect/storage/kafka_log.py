@@ -17,11 +17,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-from aiokafka.errors import KafkaError
+from aiokafka.errors import KafkaError, KafkaTimeoutError
 from aiokafka.structs import TopicPartition
 
 from kconnect.runtime.kafka_clients import consumer_kwargs, producer_kwargs
-from kconnect.storage.base import StoreError
+from kconnect.storage.base import StoreError, StoreUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,10 @@ class KafkaBasedLog:
         self._unacknowledged: set[asyncio.Future[None]] = set()  # `send_nowait` writes in flight
 
     def _error(self, doing: str, exc: BaseException) -> StoreError:
-        return StoreError(f"topic {self.topic} ({self._what}): {doing} failed: {exc!r}")
+        message = f"topic {self.topic} ({self._what}): {doing} failed: {exc!r}"
+        if isinstance(exc, KafkaTimeoutError) or (isinstance(exc, KafkaError) and exc.retriable):
+            return StoreUnavailableError(message)
+        return StoreError(message)
 
     @property
     def partition_count(self) -> int:
@@ -194,7 +197,7 @@ class KafkaBasedLog:
                 futures = [await producer.send(self.topic, value, key=_bytes(key)) for key, value in records]
             await asyncio.wait_for(asyncio.gather(*futures), READ_WRITE_TIMEOUT_S)
         except asyncio.TimeoutError:
-            raise StoreError(
+            raise StoreUnavailableError(
                 f"topic {self.topic} ({self._what}): write not acknowledged within {READ_WRITE_TIMEOUT_S:g} s"
             ) from None
         except KafkaError as exc:

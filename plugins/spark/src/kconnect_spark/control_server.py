@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from kconnect.errors import RetriableError
 from kconnect.executor import TaskListener
 
 from kconnect_spark.channel import MAX_LINE, encode, read_message
@@ -148,6 +149,7 @@ class ControlServer:
         try:
             result = await call
         except Exception as exc:
-            writer.write(encode({"type": "error", "id": request_id, "error": f"{type(exc).__name__}: {exc}"}))
+            error = {"type": "error", "id": request_id, "error": f"{type(exc).__name__}: {exc}"}
+            writer.write(encode({**error, "retriable": isinstance(exc, RetriableError)}))
             return
         writer.write(encode({"type": "reply", "id": request_id, "result": encode_result(result)}))

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kconnect.errors import PluginError
+from kconnect.errors import PluginError, RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.herder.model import TargetState
 from kconnect.runtime.runner import run_task as run_loop
@@ -97,6 +97,8 @@ class SocketTaskControl:
                 return
             if kind == "reply":
                 future.set_result(message.get("result"))
+            elif message.get("retriable"):
+                future.set_exception(RetriableError(str(message.get("error"))))
             else:
                 future.set_exception(WorkerError(str(message.get("error"))))
 
@@ -160,7 +162,8 @@ class SocketTaskControl:
     ) -> None:
         """Have the worker store these offsets; returns once they are durable there.
 
-        Raises `WorkerError` when the worker could not store them, `ControlChannelLost` without it.
+        Raises `RetriableError` when the worker's store could not be reached (try again later),
+        `WorkerError` when it could not store them, `ControlChannelLost` without the worker.
         """
         await self._request(
             {"type": "commit", "offsets": [[dict(p), dict(o) if o else None] for p, o in offsets]}
