@@ -133,14 +133,15 @@ def test_a_pipeline_runs_in_the_clusters_executors_on_both_workers(
         assert [e["appid"] for e in executors] == [app["id"]], executors
 
     log = worker.log_path.read_text()
-    assert "Spark has 2 task slots; each running connector task holds one" in log
+    assert "Spark has 2 task slots; each Spark task hosts up to" in log
     assert f"Python tasks run with {worker.python} (spark.pyspark.python)" in log
 
 
 def test_a_dead_cluster_worker_fails_its_task_and_a_restart_waits_for_a_slot(
     spark_cluster: Any, start_worker: Any, tmp_path: Path, unique_topic: str
 ) -> None:
-    worker = cluster_worker(start_worker, spark_cluster)
+    # One connector task per Spark task: the restarted task must wait for a slot, not join the sink's.
+    worker = cluster_worker(start_worker, spark_cluster, {"executor.tasks.per.spark.task": "1"})
     source_file, sink_file = pipeline(worker, tmp_path, unique_topic, 1000)
     wait_until("lines in the sink", lambda: len(read_lines(sink_file)) > 0, worker)
     [run] = task_runs(worker, "src")
@@ -167,7 +168,8 @@ def test_a_dead_cluster_worker_fails_its_task_and_a_restart_waits_for_a_slot(
             task_status(worker, "src")
             .get("trace", "")
             .startswith(
-                "Waiting for a Spark task slot: Spark has 1 task slots and 2 connector tasks need one"
+                "Waiting for a Spark task slot: Spark has 1 task slots and 2 Spark tasks hosting "
+                "connector tasks need one"
             )
         ),
         worker,
@@ -227,7 +229,7 @@ def test_spark_rerunning_a_lost_task_on_a_free_executor_is_refused_and_status_sa
     assert first_line.startswith(
         "The Spark executor running task src-0 was lost; Spark: ExecutorLostFailure ("
     ), status["trace"]
-    assert "TaskRerunRefused: Spark started attempt 1 of task src-0's Spark task" in status["trace"]
+    assert "TaskRerunRefused: Spark started attempt 1 of Spark task host 1's Spark task" in status["trace"]
     assert task_runs(worker, "src") == [run], "Spark's copy of the task must not have run"
 
     sink_file = tmp_path / "out.txt"

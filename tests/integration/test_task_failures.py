@@ -115,10 +115,10 @@ class SparkUI:
         apps = httpx.get(f"{self.url}/api/v1/applications", timeout=10).json()
         return str(apps[0]["id"])
 
-    def running_jobs(self, task: str) -> list[dict[str, Any]]:
-        """The running Spark jobs of a connector task (its job group is ``kconnect-<task>-<token>``)."""
+    def running_jobs(self, group_prefix: str) -> list[dict[str, Any]]:
+        """The running Spark jobs whose job group starts with `group_prefix` (see `host_job_group`)."""
         jobs = httpx.get(f"{self.url}/api/v1/applications/{self._app()}/jobs?status=running", timeout=10)
-        return [j for j in jobs.json() if str(j.get("jobGroup", "")).startswith(f"kconnect-{task}-")]
+        return [j for j in jobs.json() if str(j.get("jobGroup", "")).startswith(group_prefix)]
 
     def kill_stage(self, stage: int) -> None:
         """Press the stage's "kill" link, as an operator would (a POST with the page's CSRF token)."""
@@ -129,6 +129,16 @@ class SparkUI:
             f"{self.url}/stages/stage/kill/", data={"id": str(stage), "csrfToken": token[1]}, timeout=10
         )
         assert response.status_code in (200, 302), response.status_code
+
+
+def host_job_group(worker: WorkerProcess, name: str) -> str:
+    """The job group prefix of the Spark task hosting task 0 of `name` (its latest run): a host of
+    several tasks is ``kconnect-host-<n>-``, found through the Python worker pid both log lines name."""
+    pid = task_runs(worker, name)[-1]["pid"]
+    log = worker.log_path.read_text(errors="replace")
+    hosts = re.findall(r"Spark task host (\d+) runs in Spark's Python worker process (\d+)", log)
+    numbers = [number for number, host_pid in hosts if host_pid == pid]
+    return f"kconnect-host-{numbers[-1]}-" if numbers else f"kconnect-{name}-0-"
 
 
 def pipeline(
@@ -192,8 +202,9 @@ def test_a_stage_killed_in_sparks_ui_fails_the_task_with_sparks_error(
     props = {"spark.ui.enabled": "true", "spark.ui.port": str(ui_port)}
     worker, source_file, sink_file = pipeline(start_worker, tmp_path, unique_topic, 1000, props)
     ui = SparkUI(ui_port)
-    wait_until("src-0's job in Spark's UI", lambda: len(ui.running_jobs("src-0")) == 1, worker)
-    [job] = ui.running_jobs("src-0")
+    group = host_job_group(worker, "src")
+    wait_until("src-0's job in Spark's UI", lambda: len(ui.running_jobs(group)) == 1, worker)
+    [job] = ui.running_jobs(group)
 
     ui.kill_stage(job["stageIds"][0])
 
@@ -201,7 +212,7 @@ def test_a_stage_killed_in_sparks_ui_fails_the_task_with_sparks_error(
     first_line = status["trace"].splitlines()[0]
     assert first_line.startswith("Spark failed the job running task src-0: "), first_line
     assert "cancelled" in first_line and "killed via the Web UI" in status["trace"]
-    wait_until("no running job of src-0 in Spark's UI", lambda: ui.running_jobs("src-0") == [], worker, 30)
+    wait_until("no running job of src-0 in Spark's UI", lambda: ui.running_jobs(group) == [], worker, 30)
     restart_and_check_nothing_lost(worker, "src", source_file, sink_file)
 
 
@@ -213,6 +224,7 @@ def test_a_broken_control_channel_fails_the_task_and_a_restart_loses_nothing(
     props = {"spark.ui.enabled": "true", "spark.ui.port": str(ui_port)}
     worker, source_file, sink_file = pipeline(start_worker, tmp_path, unique_topic, 200_000, props)
     [run] = task_runs(worker, "src")
+    group = host_job_group(worker, "src")
     port, task_port = control_port(worker), int(run["port"])
 
     if broken_end == "worker":
@@ -223,14 +235,16 @@ def test_a_broken_control_channel_fails_the_task_and_a_restart_loses_nothing(
     status = wait_task_state(worker, "src", "FAILED")
     assert status["trace"].startswith("Control channel to task src-0 lost ("), status["trace"]
     ui = SparkUI(ui_port)
-    wait_until("no running job of src-0 in Spark's UI", lambda: ui.running_jobs("src-0") == [], worker, 30)
+    assert group.startswith("kconnect-host-"), group
+    wait_until("no running job of src-0 in Spark's UI", lambda: ui.running_jobs(group) == [], worker, 30)
     restart_and_check_nothing_lost(worker, "src", source_file, sink_file)
 
 
 def test_tasks_beyond_the_spark_task_slots_wait_unassigned_with_the_reason(
     start_worker: Any, tmp_path: Path, unique_topic: str
 ) -> None:
-    worker = start_worker({"spark.master": "local[2]"})
+    # One connector task per Spark task, so that three tasks need three slots.
+    worker = start_worker({"spark.master": "local[2]", "executor.tasks.per.spark.task": "1"})
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.txt").write_text(lines(0, 10), encoding="utf-8")
         source(worker, name, tmp_path / f"{name}.txt", unique_topic)
@@ -242,11 +256,15 @@ def test_tasks_beyond_the_spark_task_slots_wait_unassigned_with_the_reason(
     status = task_status(worker, "c")
     assert status["state"] == "UNASSIGNED", "c-0 must not look RUNNING while it has no Spark task"
     assert status["trace"].startswith(
-        "Waiting for a Spark task slot: Spark has 2 task slots and 3 connector tasks need one"
+        "Waiting for a Spark task slot: Spark has 2 task slots and 3 Spark tasks hosting "
+        "connector tasks need one"
     )
     log = worker.log_path.read_text()
-    assert "Spark has 2 task slots; each running connector task holds one" in log
-    assert "Spark has 2 task slots and 3 connector tasks need one: task c-0 waits for a free slot" in log
+    assert "Spark has 2 task slots; each Spark task hosts up to" in log
+    assert (
+        "Spark has 2 task slots and 3 Spark tasks hosting connector tasks need one: task c-0 waits for a "
+        "free slot"
+    ) in log
     assert task_runs(worker, "c") == []
 
     assert worker.request("DELETE", "/connectors/a").status_code == 204

@@ -9,7 +9,9 @@ from kconnect.herder.state import HerderState
 
 W, NAME = "worker:8083", "c"
 T0 = ConnectorTaskId(NAME, 0)
-REASON = "Waiting for a Spark task slot: Spark has 2 task slots and 3 connector tasks need one"
+REASON = (
+    "Waiting for a Spark task slot: Spark has 2 task slots and 3 Spark tasks hosting connector tasks need one"
+)
 
 
 def started() -> tuple[HerderState, int]:

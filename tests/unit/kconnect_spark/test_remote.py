@@ -14,13 +14,13 @@ from kconnect_spark.remote import plugin_missing, refuse_rerun
 
 
 def test_the_first_attempt_runs() -> None:
-    refuse_rerun("c-0", 0)
+    refuse_rerun("task c-0", 0)
 
 
 @pytest.mark.parametrize("attempt", [1, 3])
 def test_a_later_attempt_refuses_naming_the_task_and_the_attempt(attempt: int) -> None:
     with pytest.raises(TaskRerunRefused) as raised:
-        refuse_rerun("c-0", attempt)
+        refuse_rerun("task c-0", attempt)
     assert f"attempt {attempt} of task c-0's Spark task" in str(raised.value)
     assert type(raised.value).__name__ == RERUN_REFUSED_ERROR  # the name the worker finds in Spark's error
 

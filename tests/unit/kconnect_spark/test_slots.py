@@ -74,7 +74,8 @@ def test_non_local_masters_have_no_local_threads() -> None:
 
 def test_the_waiting_reason_names_both_counts() -> None:
     assert waiting_reason(2, 3).startswith(
-        "Waiting for a Spark task slot: Spark has 2 task slots and 3 connector tasks need one"
+        "Waiting for a Spark task slot: Spark has 2 task slots and 3 Spark tasks hosting "
+        "connector tasks need one"
     )
 
 
@@ -97,7 +98,7 @@ def test_the_latest_pending_runs_are_the_ones_without_a_slot(
 def test_the_not_started_reason_says_how_long_and_what_is_known() -> None:
     assert not_started_reason(30, None, 3) == (
         "Spark has not started the task's Spark task 30 s after its job was submitted: it waits for "
-        "a free task slot or executor (Spark has an unknown number of task slots and 3 connector "
-        "tasks need one)"
+        "a free task slot or executor (Spark has an unknown number of task slots and 3 Spark tasks "
+        "hosting connector tasks need one)"
     )
-    assert "Spark has 4 task slots and 5 connector tasks" in not_started_reason(30, 4, 5)
+    assert "4 task slots and 5 Spark tasks hosting connector tasks" in not_started_reason(30, 4, 5)

@@ -1,6 +1,9 @@
 """The worker side of the control channel: Spark tasks connect here and report back.
 
-One TCP server per worker (started by `SparkExecutor.start`). Each task run gets a random token;
+One TCP server per worker (started by `SparkExecutor.start`). Two kinds of connection arrive: a
+*host* connection from each hosting Spark task (`host_run.HostRun`), over which the worker places
+tasks and the host says when one ended, and a *task* connection from each task loop. Each host
+and each task run gets a random token;
 a connection that does not present a known token is closed, and so is a second connection for a
 run that already had one (Spark must never run one task twice). Messages become `TaskListener`
 calls on the worker's event loop; a request the listener cannot serve (the offset store failed)
@@ -19,11 +22,14 @@ from kconnect.errors import RetriableError
 from kconnect.executor import TaskListener
 
 from kconnect_spark.channel import MAX_LINE, encode, read_message
+from kconnect_spark.host_run import HostRun
 from kconnect_spark.task_run import TaskRun
 
 log = logging.getLogger(__name__)
 
 RunCallback = Callable[[TaskRun], None]
+HostCallback = Callable[[HostRun], None]
+EndedCallback = Callable[[TaskRun, "str | None"], None]
 
 
 class ControlServer:
@@ -34,12 +40,18 @@ class ControlServer:
         listener: TaskListener,
         on_connected: RunCallback = lambda run: None,
         on_disconnected: RunCallback = lambda run: None,
+        on_host_connected: HostCallback = lambda host: None,
+        on_task_ended: EndedCallback = lambda run, error: None,
     ) -> None:
-        """`on_connected` / `on_disconnected` let the executor follow each run's connection."""
+        """`on_connected` / `on_disconnected` let the executor follow each run's connection;
+        `on_host_connected` and `on_task_ended` each host's connection and what it reports."""
         self._listener = listener
         self._on_connected = on_connected
         self._on_disconnected = on_disconnected
+        self._on_host_connected = on_host_connected
+        self._on_task_ended = on_task_ended
         self._runs: dict[str, TaskRun] = {}
+        self._hosts: dict[str, HostRun] = {}
         self._server: asyncio.Server | None = None
         self.port = 0
 
@@ -57,6 +69,14 @@ class ControlServer:
         """Forget a finished task run: a late connection with its token is refused."""
         self._runs.pop(run.token, None)
 
+    def add_host(self, host: HostRun) -> None:
+        """Expect a connection from this hosting Spark task."""
+        self._hosts[host.token] = host
+
+    def remove_host(self, host: HostRun) -> None:
+        """Forget an ended host."""
+        self._hosts.pop(host.token, None)
+
     async def close(self) -> None:
         """Stop listening."""
         if self._server is not None:
@@ -67,7 +87,11 @@ class ControlServer:
         run: TaskRun | None = None
         reason = "the task closed the connection"
         try:
-            run = self._accept(await read_message(reader), writer)
+            hello = await read_message(reader)
+            if hello is not None and hello.get("type") == "host":
+                await self._serve_host(hello, reader, writer)
+                return
+            run = self._accept(hello, writer)
             if run is None:
                 return
             while (message := await read_message(reader)) is not None:
@@ -78,6 +102,33 @@ class ControlServer:
             if run is not None and run.writer is writer:
                 self._disconnected(run, reason)
             writer.close()
+
+    async def _serve_host(
+        self, hello: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """A hosting Spark task: attach it, then hand its ``ended`` reports to the executor."""
+        host = self._hosts.get(str(hello.get("token")))
+        if host is None or host.writer is not None:
+            log.warning("Refused a host connection without a valid, unused host token")
+            return
+        host.writer = writer
+        log.info(
+            "Spark task host %d runs in Spark's Python worker process %s on %s",
+            host.order,
+            hello.get("pid", "?"),
+            hello.get("host", "?"),
+        )
+        self._on_host_connected(host)
+        try:
+            while (message := await read_message(reader)) is not None:
+                run = self._runs.get(str(message.get("task")))
+                if message.get("type") == "ended" and run is not None:
+                    error = message.get("error")
+                    self._on_task_ended(run, None if error is None else str(error))
+        except (ConnectionError, ValueError) as exc:
+            log.warning("Host connection of Spark task host %d lost: %r", host.order, exc)
+        finally:
+            host.writer = None
 
     def _accept(self, hello: dict[str, Any] | None, writer: asyncio.StreamWriter) -> TaskRun | None:
         run = self._runs.get(str(hello.get("token"))) if hello and hello.get("type") == "hello" else None

@@ -1,16 +1,23 @@
-"""SparkExecutor: each connector task is one long-running Spark task.
+"""SparkExecutor: connector tasks run inside long-running Spark tasks, many to a Spark task.
 
-`start_task` submits a one-partition Spark job from a dedicated driver thread; the job's single
-Spark task runs the kernel's task loop (`kconnect_spark.remote`) until the worker asks it to stop.
-Pause and resume travel over the control channel, so they take effect within milliseconds and
-cost no Spark job. Stopping is graceful (the loop commits offsets and returns, the job ends);
-after the timeout the job group is cancelled.
+Each *host* is a one-partition Spark job submitted from a driver thread; its single Spark task
+runs one event loop that hosts connector task loops (`kconnect_spark.remote.run_host`). `start_task`
+places the task on a host with room or opens a new host (`host_run.place`: up to the cores Spark
+has, one task per host first; then up to ``executor.tasks.per.spark.task`` per host; a connector
+with ``executor.dedicated.spark.task=true`` gets a host per task), and tells the host to run it
+over the host's connection: a task joins a running Spark task without a new Spark job. A host
+whose last task ended is closed, and its Spark task ends. Pause and resume travel over each task's
+own control connection, so they take effect within milliseconds. Stopping is graceful (the loop
+commits offsets and returns); after the timeout the task is abandoned in its host (a host of
+that task alone: its job group is cancelled).
 
-A run is over when both its Spark job has ended and its control channel has closed: a run whose
-channel broke gets `CHANNEL_LOSS_GRACE_S` to end its job before the worker cancels it (a task
-nobody supervises must not keep running), and a task still connected `CLOSE_GRACE_S` after its
-job ended is disconnected. Only then does `kconnect_spark.outcome.decide` say what status shows,
-so FAILED or STOPPED always means the Spark task is gone and a restart cannot overlap it.
+A run is over when its task loop has ended in its host (or the host's Spark job has ended) and
+its control channel has closed: a run whose channel broke gets `CHANNEL_LOSS_GRACE_S` to end by
+itself before the worker abandons it (a task nobody supervises must not keep running), and a task
+still connected `CLOSE_GRACE_S` after it ended is disconnected. Only then does
+`kconnect_spark.outcome.decide` say what status shows, so FAILED or STOPPED always means the task
+loop is gone and a restart cannot overlap it. When a host's Python process dies, every task it
+hosted ends FAILED with Spark's error.
 
 The SparkSession starts in a background thread when the executor starts, so the REST server is
 up at once; tasks started meanwhile are launched as soon as Spark is ready. Once it is up, the
@@ -22,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import os
 import pickle
 import threading
 import traceback
@@ -33,10 +41,18 @@ from kconnect.worker_config import WorkerConfig
 
 from kconnect_spark.control_server import ControlServer
 from kconnect_spark.driver_state import failed_attempts, registered_task_slots
+from kconnect_spark.host_run import HostRun, place, tasks_per_spark_task, wants_dedicated
 from kconnect_spark.outcome import decide
-from kconnect_spark.remote import TaskLaunch, run_partition
+from kconnect_spark.remote import HostLaunch, TaskLaunch, run_partition
 from kconnect_spark.session import build_session, is_local, spark_conf, unreachable_control_host
-from kconnect_spark.slots import not_started_reason, task_slots, waiting_reason, watched_slots, without_slot
+from kconnect_spark.slots import (
+    local_threads,
+    not_started_reason,
+    task_slots,
+    waiting_reason,
+    watched_slots,
+    without_slot,
+)
 from kconnect_spark.task_run import TaskRun, wait_for_end
 
 log = logging.getLogger(__name__)
@@ -49,6 +65,10 @@ START_REPORT_S = 30.0
 #: How long a task may stay connected after its Spark job ended (Spark kills a cancelled task's
 #: Python worker after ``spark.python.task.killTimeout``, 2 s by default).
 CLOSE_GRACE_S = 10.0
+#: Shared hosts to open on a cluster whose slot count is not known yet (its executors are still
+#: registering, or dynamic allocation): busy tasks keep a core each, and a cluster that turns out
+#: smaller makes the extra hosts wait for a slot, saying so in status.
+UNKNOWN_SLOTS_SPREAD = 8
 #: How often the worker re-reads a cluster's task slots (executors register after the session
 #: starts, and leave with a cluster worker).
 SLOT_WATCH_S = 2.0
@@ -64,8 +84,11 @@ class SparkExecutor:
         self._conf = spark_conf(config.props)
         self._runs: dict[ConnectorTaskId, TaskRun] = {}
         self._waiting: list[TaskRun] = []
+        self._hosts: list[HostRun] = []
+        self._capacity = tasks_per_spark_task(config.props, config.source)
         self._supervisors: set[asyncio.Task[None]] = set()
         self._order = itertools.count(1)
+        self._host_order = itertools.count(1)
         self._session: Any = None
         self._session_error: BaseException | None = None
         self._slots: int | None = None
@@ -85,7 +108,12 @@ class SparkExecutor:
         """Open the control channel and start Spark in the background."""
         self._loop = asyncio.get_running_loop()
         self._listener = listener
-        self._server = ControlServer(listener, on_connected=lambda run: self._check_slots())
+        self._server = ControlServer(
+            listener,
+            on_connected=lambda run: self._check_slots(),
+            on_host_connected=self._host_connected,
+            on_task_ended=self._task_ended,
+        )
         bind = self._control_host if is_local(self._conf) else "0.0.0.0"
         await self._server.start(bind)
         threading.Thread(target=self._start_session, name="kconnect-spark-start", daemon=True).start()
@@ -123,8 +151,9 @@ class SparkExecutor:
             return
         self._slots = slots
         log.info(
-            "Spark has %s task slots; each running connector task holds one for its lifetime",
+            "Spark has %s task slots; each Spark task hosts up to %d connector tasks",
             "an unknown number of" if slots is None else slots,
+            self._capacity,
         )
         self._check_slots()
 
@@ -221,31 +250,85 @@ class SparkExecutor:
             await run.finished.wait()
 
     def _launch(self, run: TaskRun) -> None:
-        assert self._server is not None and self._loop is not None
+        """Place the run on a host (opening one if needed), tell the host, and supervise the run."""
+        assert self._loop is not None
         run.launched = True
-        launch = TaskLaunch(run.spec, self._control_host, self._server.port, run.token)
-        threading.Thread(
-            target=self._run_job, args=(run, launch), name=f"kconnect-{run.id}", daemon=True
-        ).start()
+        dedicated = self._capacity == 1 or wants_dedicated(run.spec.connector_config)
+        host = None if dedicated else place(self._hosts, spread=self._spread())
+        if host is None:
+            order = next(self._host_order)
+            capacity = 1 if dedicated else self._capacity
+            label = f"task {run.id}" if capacity == 1 else ""
+            host = HostRun(order, capacity, dedicated=dedicated, label=label)
+            self._hosts.append(host)
+            host.runs.append(run)
+            self._launch_host(host)
+        else:
+            host.runs.append(run)
+        run.host = host
+        if host.connected:
+            host.send_run(run.token, self._task_launch(run))
         supervisor = self._loop.create_task(self._supervise(run), name=f"kconnect-supervise-{run.id}")
         self._supervisors.add(supervisor)
         supervisor.add_done_callback(self._supervisors.discard)
         self._check_slots()
 
-    def _run_job(self, run: TaskRun, launch: TaskLaunch) -> None:
-        """Driver thread: submit the task's one-partition job and wait for it to end."""
+    def _spread(self) -> int:
+        """How many shared hosts to open before tasks share one: the cores Spark has (local: the
+        master's threads, at most this machine's CPUs; a cluster: its task slots, or
+        `UNKNOWN_SLOTS_SPREAD` while no executor has registered and nothing else says)."""
+        threads = local_threads(self._conf.get("spark.master", "local[*]"))
+        if threads is not None:
+            return max(1, min(threads, os.cpu_count() or 1))
+        return self._slots or UNKNOWN_SLOTS_SPREAD
+
+    def _task_launch(self, run: TaskRun) -> TaskLaunch:
+        assert self._server is not None
+        return TaskLaunch(run.spec, self._control_host, self._server.port, run.token)
+
+    def _launch_host(self, host: HostRun) -> None:
+        assert self._server is not None
+        host.launched = True
+        self._server.add_host(host)
+        launch = HostLaunch(host.label, self._control_host, self._server.port, host.token, host.capacity)
+        threading.Thread(
+            target=self._run_job, args=(host, launch), name=f"kconnect-{host.job_group}", daemon=True
+        ).start()
+
+    def _run_job(self, host: HostRun, launch: HostLaunch) -> None:
+        """Driver thread: submit the host's one-partition job and wait for it to end."""
         context = self._session.sparkContext
-        context.setJobGroup(run.job_group, f"kconnect task {run.id}", interruptOnCancel=True)
+        context.setJobGroup(host.job_group, f"kconnect {host.label}", interruptOnCancel=True)
         error: str | None = None
         try:
             context.parallelize([pickle.dumps(launch)], 1).mapPartitions(run_partition).collect()
         except Exception:
             error = traceback.format_exc()
-        self._call_soon(self._job_ended, run, error)
+        self._call_soon(self._host_ended, host, error)
+
+    def _host_connected(self, host: HostRun) -> None:
+        """A host's Spark task started: hand it the tasks placed on it meanwhile."""
+        for run in host.runs:
+            host.send_run(run.token, self._task_launch(run))
+        self._check_slots()
+
+    def _host_ended(self, host: HostRun, error: str | None) -> None:
+        """A host's Spark job ended: every task still placed on it ended with the job's error."""
+        assert self._server is not None
+        host.spark_error = error
+        host.job_ended.set()
+        self._server.remove_host(host)
+        if host in self._hosts:
+            self._hosts.remove(host)
+        for run in host.runs:
+            run.spark_error = run.spark_error or error
+            run.job_ended.set()
+        self._check_slots()
 
     @staticmethod
-    def _job_ended(run: TaskRun, error: str | None) -> None:
-        run.spark_error = error
+    def _task_ended(run: TaskRun, error: str | None) -> None:
+        """The host says the run's task loop ended (with the error it raised, if any)."""
+        run.spark_error = run.spark_error or error
         run.job_ended.set()
 
     async def _supervise(self, run: TaskRun) -> None:
@@ -268,13 +351,13 @@ class SparkExecutor:
         if run.connected or run.waiting_reported or self._listener is None:
             return
         run.waiting_reported = True
-        needed = sum(1 for other in self._runs.values() if other.launched)
+        needed = sum(1 for host in self._hosts if host.launched)
         reason = not_started_reason(START_REPORT_S, self._slots, needed)
         log.warning("Task %s: %s", run.id, reason)
         self._listener.on_unassigned(run.id, run.spec.generation, reason)
 
     def _finish(self, run: TaskRun) -> None:
-        """Report how the run ended (see `outcome.decide`) and free its slot."""
+        """Report how the run ended (see `outcome.decide`) and take it off its host."""
         assert self._listener is not None
         self._forget(run)
         report = decide(run.end())
@@ -287,16 +370,39 @@ class SparkExecutor:
         self._check_slots()
 
     def _forget(self, run: TaskRun) -> None:
+        """Drop a finished run; close its host once the host has no task left."""
         assert self._server is not None
         self._server.remove(run)
         if self._runs.get(run.id) is run:
             del self._runs[run.id]
+        host = run.host
+        if host is not None and run in host.runs:
+            host.runs.remove(run)
+            if not host.runs and not host.closing:
+                host.close()
+                if not host.connected and self._session is not None and self._loop is not None:
+                    # Never started (it waited for a slot): nothing to close gracefully.
+                    cancel = self._session.sparkContext.cancelJobGroup
+                    self._loop.run_in_executor(None, cancel, host.job_group)
 
     async def _cancel(self, run: TaskRun, reason: str) -> None:
-        """Cancel the run's Spark job; `reason` ends up in its trace unless a stop was requested."""
+        """End the run in its host; `reason` ends up in its trace unless a stop was requested.
+
+        A host of this task alone has its Spark job group cancelled (Spark interrupts the task and
+        kills its Python worker). In a shared host the task loop is abandoned, its neighbours run on;
+        a run whose host has not started yet is simply taken off it.
+        """
         run.cancelled = run.cancelled or reason
-        if self._session is not None:
-            await asyncio.to_thread(self._session.sparkContext.cancelJobGroup, run.job_group)
+        host = run.host
+        if host is None:
+            return
+        if not host.connected and len(host.runs) > 1:
+            host.runs.remove(run)
+            run.job_ended.set()
+        elif len(host.runs) > 1:
+            host.send_cancel(run.token)
+        elif self._session is not None:
+            await asyncio.to_thread(self._session.sparkContext.cancelJobGroup, host.job_group)
 
     def _check_slots(self) -> None:
         """Mark the launched runs that cannot have a Spark task slot as waiting for one.
@@ -305,13 +411,16 @@ class SparkExecutor:
         """
         if self._slots is None or self._listener is None:
             return
-        active = [run for run in self._runs.values() if run.launched]
-        pending = [run for run in active if not run.connected]
-        for run in without_slot(self._slots, len(active), pending, lambda run: run.order):
-            if not run.waiting_reported:
+        active = [host for host in self._hosts if host.launched]
+        pending = [host for host in active if not host.connected]
+        for host in without_slot(self._slots, len(active), pending, lambda host: host.order):
+            for run in host.runs:
+                if run.waiting_reported:
+                    continue
                 run.waiting_reported = True
                 log.warning(
-                    "Spark has %d task slots and %d connector tasks need one: task %s waits for a free slot",
+                    "Spark has %d task slots and %d Spark tasks hosting connector tasks need one: "
+                    "task %s waits for a free slot",
                     self._slots,
                     len(active),
                     run.id,

@@ -1,7 +1,10 @@
-"""What runs inside a Spark task: the kernel's task loop, connected to the worker by a socket.
+"""What runs inside a Spark task: a host of the kernel's task loops, each connected to the worker.
 
-`run_partition` is the function Spark runs (via ``mapPartitions``) on an executor. It yields a
-single small summary; the records themselves only ever move between Kafka and the connector.
+`run_partition` is the function Spark runs (via ``mapPartitions``) on an executor: one long-running
+Spark task that hosts connector tasks (`run_host`), as many as the worker places on it, each task
+loop an asyncio task of the host's one event loop with its own control connection (`run_task`).
+It yields a single small summary; the records themselves only ever move between Kafka and the
+connector.
 
 The task never runs unsupervised: when its control channel breaks, the loop is told to stop
 (committing nothing more: there is no worker to commit to) and `run_task` raises
@@ -11,6 +14,8 @@ The task never runs unsupervised: when its control channel breaks, the loop is t
 from __future__ import annotations
 
 import asyncio
+import base64
+import functools
 import itertools
 import logging
 import os
@@ -19,6 +24,7 @@ import socket
 import sys
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,12 +47,23 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class TaskLaunch:
-    """What the driver ships to the Spark task: the spec and how to reach the worker."""
+    """What the worker hands a host for one task: the spec and how to reach the worker."""
 
     spec: TaskSpec
     host: str
     port: int
     token: str
+
+
+@dataclass(frozen=True)
+class HostLaunch:
+    """What the driver ships to a hosting Spark task: how to reach the worker, and its size."""
+
+    label: str
+    host: str
+    port: int
+    token: str
+    capacity: int
 
 
 class SocketTaskControl:
@@ -244,8 +261,9 @@ def plugin_missing(spec: TaskSpec) -> str:
     )
 
 
-def refuse_rerun(task: str, attempt: int) -> None:
-    """Raise `TaskRerunRefused` unless this is the first attempt of the task's Spark task.
+def refuse_rerun(label: str, attempt: int) -> None:
+    """Raise `TaskRerunRefused` unless this is the first attempt of the Spark task `label` names
+    (``task <id>`` for a Spark task of one connector task, else ``Spark task host <n>``).
 
     Spark re-runs a task whose executor was lost (a dead cluster worker) without counting a
     failure, whatever ``spark.task.maxFailures`` says. The first attempt may have been running
@@ -254,19 +272,67 @@ def refuse_rerun(task: str, attempt: int) -> None:
     """
     if attempt > 0:
         raise TaskRerunRefused(
-            f"Spark started attempt {attempt} of task {task}'s Spark task after an earlier attempt "
+            f"Spark started attempt {attempt} of {label}'s Spark task after an earlier attempt "
             f"ended without the worker's stop (its executor was lost); a connector task never runs "
             f"twice, so this attempt does not run it"
         )
 
 
+async def run_host(launch: HostLaunch) -> dict[str, str]:
+    """Host connector tasks in this Spark task until the worker closes the host.
+
+    The host connection carries placement only: ``run`` (a pickled `TaskLaunch`: the task then
+    opens its own connection, as any task does), ``cancel`` (abandon a task that did not stop in
+    time) and ``close`` (return once the tasks running here ended). Each task that ends is
+    reported as ``ended`` with its error, if it raised. Plugin calls run in threads
+    (`asyncio.to_thread`), so a task blocked in `poll` or `put` never stalls its neighbours' Kafka
+    I/O; the pool has a thread for every hosted task to be inside one at once.
+    """
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=2 * launch.capacity + 4))
+    reader, writer = await asyncio.open_connection(launch.host, launch.port, limit=MAX_LINE)
+    hello = {"type": "host", "token": launch.token, "pid": os.getpid(), "host": socket.gethostname()}
+    writer.write(encode(hello))
+    running: dict[str, asyncio.Task[dict[str, str]]] = {}
+
+    def ended(token: str, task: asyncio.Task[dict[str, str]]) -> None:
+        running.pop(token, None)
+        error = None
+        if task.cancelled():
+            error = "the worker abandoned the task after it did not stop in time"
+        elif (raised := task.exception()) is not None:
+            error = "".join(traceback.format_exception(raised))
+        if not writer.is_closing():
+            writer.write(encode({"type": "ended", "task": token, "error": error}))
+
+    try:
+        while (message := await read_message(reader)) is not None:
+            kind = message.get("type")
+            if kind == "run":
+                task_launch: TaskLaunch = pickle.loads(base64.b64decode(message["launch"]))
+                task = asyncio.create_task(run_task(task_launch), name=f"kconnect-task-{task_launch.spec.id}")
+                running[task_launch.token] = task
+                task.add_done_callback(functools.partial(ended, task_launch.token))
+            elif kind == "cancel" and (victim := running.get(str(message.get("task")))) is not None:
+                victim.cancel()
+            elif kind == "close":
+                break
+    except (ConnectionError, ValueError) as exc:
+        log.error("Host connection of %s to the worker lost (%r); its tasks stop", launch.label, exc)
+    finally:
+        if running:
+            await asyncio.wait(list(running.values()))
+        writer.close()
+    return {"host": launch.label, "outcome": "closed"}
+
+
 def run_partition(rows: Iterator[bytes]) -> Iterator[dict[str, str]]:
-    """Spark's entry point: each row is a pickled TaskLaunch; run it and yield its summary."""
+    """Spark's entry point: each row is a pickled HostLaunch; host tasks until closed, then summarise."""
     from pyspark import TaskContext
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     context = TaskContext.get()
     for row in rows:
-        launch: TaskLaunch = pickle.loads(row)
-        refuse_rerun(str(launch.spec.id), context.attemptNumber() if context is not None else 0)
-        yield asyncio.run(run_task(launch))
+        launch: HostLaunch = pickle.loads(row)
+        refuse_rerun(launch.label, context.attemptNumber() if context is not None else 0)
+        yield asyncio.run(run_host(launch))

@@ -1,4 +1,4 @@
-"""How many Spark task slots the worker's Spark has: each running connector task holds one.
+"""How many Spark task slots the worker's Spark has: each Spark task hosting connector tasks holds one.
 
 `task_slots` reads the master string and the ``spark.*`` settings (pure, no Spark needed);
 the executor calls it once Spark is up and compares it with the connector tasks that need a slot.
@@ -80,9 +80,10 @@ def _dynamic(conf: Mapping[str, str]) -> bool:
 def waiting_reason(slots: int, needed: int) -> str:
     """The status trace of a task that waits for a slot."""
     return (
-        f"Waiting for a Spark task slot: Spark has {slots} task slots and {needed} connector tasks "
-        f"need one (each running task holds a slot for its lifetime; raise spark.master's thread "
-        f"count or the cluster's cores, or stop a task)"
+        f"Waiting for a Spark task slot: Spark has {slots} task slots and {needed} Spark tasks "
+        f"hosting connector tasks need one (each holds a slot while it hosts tasks; raise "
+        f"spark.master's thread count or the cluster's cores, raise executor.tasks.per.spark.task, "
+        f"or stop a task)"
     )
 
 
@@ -92,7 +93,7 @@ def not_started_reason(after_s: float, slots: int | None, needed: int) -> str:
     return (
         f"Spark has not started the task's Spark task {after_s:.0f} s after its job was submitted: "
         f"it waits for a free task slot or executor (Spark has {known} task slots and {needed} "
-        f"connector tasks need one)"
+        f"Spark tasks hosting connector tasks need one)"
     )
 
 

@@ -19,6 +19,7 @@ from kconnect.executor import TaskSpec
 from kconnect.herder.model import ConnectorTaskId, TargetState
 
 from kconnect_spark.channel import encode
+from kconnect_spark.host_run import HostRun
 from kconnect_spark.outcome import RunEnd
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,9 @@ class TaskRun:
     spark_error: str | None = None
     #: Spark's errors of the run's failed task attempts (read when the run ends unexplained).
     attempt_errors: tuple[str, ...] = ()
+    #: The hosting Spark task it was placed on (None until placed).
+    host: HostRun | None = None
+    #: Set when the task loop has ended in its host, or the host's Spark job has ended.
     job_ended: asyncio.Event = field(default_factory=asyncio.Event)
     disconnected: asyncio.Event = field(default_factory=asyncio.Event)
     finished: asyncio.Event = field(default_factory=asyncio.Event)
@@ -58,8 +62,8 @@ class TaskRun:
 
     @property
     def job_group(self) -> str:
-        """The Spark job group of this run (cancelling it ends the run's Spark task)."""
-        return f"kconnect-{self.id}-{self.token[:8]}"
+        """The Spark job group of the run's host (cancelling it ends every task the host runs)."""
+        return self.host.job_group if self.host is not None else f"kconnect-{self.id}-{self.token[:8]}"
 
     def send_target(self) -> None:
         """Push the current target state to the task, if it is connected."""

@@ -1,0 +1,236 @@
+"""Side-by-side footprint of many small connectors: kconnect vs Java Kafka Connect, one worker each.
+
+For each engine, one worker is started on the same real broker, then FileStreamSource connectors
+(1 task each, 1,000 lines each, all into one fresh topic) are created through REST in steps up to
+the largest count. At each step the script waits until every task is RUNNING and every record of
+the connectors created so far is in the topic, then reads the resident memory of the worker's whole
+process tree (for kconnect: the worker, Spark's JVM and every Python worker Spark started).
+
+    python benchmarks/task_footprint.py                       # counts 1,10,50,100,200
+    python benchmarks/task_footprint.py --counts 1,10 --engines kconnect
+
+Writes benchmarks/results/task_footprint.json and .png (memory and time to RUNNING against tasks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "scripts"))
+from file_pipeline import free_port  # noqa: E402
+from kafka_broker import KafkaBroker, java_connect_command  # noqa: E402
+
+LINES_PER_CONNECTOR = 1000
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of `pid` and all its descendants, in MiB (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    total_pages, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            total_pages += int((Path("/proc") / str(current) / "statm").read_text().split()[1])
+        except OSError:
+            continue
+        todo.extend(children.get(current, []))
+    return total_pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def tree_size(pid: int) -> int:
+    """How many processes `pid`'s tree has."""
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True, check=True).stdout
+    children: dict[int, list[int]] = {}
+    for line in out.splitlines():
+        child, parent = map(int, line.split())
+        children.setdefault(parent, []).append(child)
+    count, todo = 0, [pid]
+    while todo:
+        count += 1
+        todo.extend(children.get(todo.pop(), []))
+    return count
+
+
+async def topic_records(bootstrap: str, topic: str) -> int:
+    """Records in `topic` (sum of end offsets)."""
+    from aiokafka import AIOKafkaConsumer
+    from aiokafka.structs import TopicPartition
+
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+    await consumer.start()
+    try:
+        partitions = consumer.partitions_for_topic(topic) or set()
+        if not partitions:
+            await consumer._client.force_metadata_update()  # a topic created a moment ago
+            partitions = consumer.partitions_for_topic(topic) or set()
+        ends = await consumer.end_offsets([TopicPartition(topic, p) for p in partitions])
+        return int(sum(ends.values()))
+    finally:
+        await consumer.stop()
+
+
+def wait(what: str, check: Any, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except (httpx.HTTPError, KeyError, ValueError):
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"timed out waiting for {what}")
+
+
+def run_engine(engine: str, broker: KafkaBroker, counts: list[int], work: Path) -> list[dict[str, Any]]:
+    """Start one engine's worker, grow it to each count of connectors, measure at each step."""
+    out = work / engine
+    out.mkdir(parents=True)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    topic = f"footprint-{engine}-{int(time.time() * 1000)}"
+    worker = out / "worker.properties"
+    worker.write_text(
+        f"bootstrap.servers={broker.bootstrap_servers}\n"
+        "key.converter=org.apache.kafka.connect.json.JsonConverter\n"
+        "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
+        f"offset.storage.file.filename={out / 'connect.offsets'}\n"
+        "offset.flush.interval.ms=10000\n"
+        f"listeners={url}\n"
+    )
+    if engine == "kconnect":
+        command = [
+            sys.executable,
+            "-m",
+            "kconnect_rest.cli",
+            "--log-level",
+            "WARNING",
+            "standalone",
+            str(worker),
+        ]
+    else:
+        command = java_connect_command(worker, heap="1g")
+    log = (out / "worker.log").open("w")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=out)
+    steps: list[dict[str, Any]] = []
+    try:
+        wait("REST", lambda: httpx.get(url + "/connectors", timeout=5).status_code == 200, 120)
+        created = 0
+        for count in counts:
+            started = time.monotonic()
+            while created < count:
+                source = out / f"in-{created}.txt"
+                source.write_text("".join(f"c{created} line {i}\n" for i in range(LINES_PER_CONNECTOR)))
+                config = {
+                    "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+                    "tasks.max": "1",
+                    "file": str(source),
+                    "topic": topic,
+                }
+                response = httpx.post(
+                    url + "/connectors", json={"name": f"c{created}", "config": config}, timeout=60
+                )
+                response.raise_for_status()
+                created += 1
+
+            def all_running(count: int = count) -> bool:
+                body = httpx.get(url + "/connectors?expand=status", timeout=30).json()
+                states = [t["state"] for c in body.values() for t in c["status"]["tasks"]]
+                return len(states) == count and all(s == "RUNNING" for s in states)
+
+            wait(f"{count} tasks RUNNING", all_running, 300)
+            running_s = time.monotonic() - started
+            expected = count * LINES_PER_CONNECTOR
+            wait(
+                f"{expected} records",
+                lambda expected=expected: (
+                    asyncio.run(topic_records(broker.bootstrap_servers, topic)) >= expected
+                ),
+                300,
+            )
+            time.sleep(3)  # let memory settle after the burst
+            step = {
+                "tasks": count,
+                "rss_mb": round(tree_rss_mb(process.pid), 1),
+                "processes": tree_size(process.pid),
+                "to_running_s": round(running_s, 2),
+                "records": asyncio.run(topic_records(broker.bootstrap_servers, topic)),
+            }
+            print(f"  {engine:8s} {step}", flush=True)
+            steps.append(step)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+    return steps
+
+
+def _chart(results: dict[str, list[dict[str, Any]]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for engine, steps in results.items():
+        tasks = [s["tasks"] for s in steps]
+        left.plot(tasks, [s["rss_mb"] for s in steps], marker="o", label=engine)
+        right.plot(tasks, [s["to_running_s"] for s in steps], marker="o", label=engine)
+    left.set_title("resident memory of the worker's processes, MiB")
+    right.set_title("time until the new tasks are RUNNING, s")
+    for axis in (left, right):
+        axis.set_xlabel("FileStreamSource connectors (1 task each)")
+        axis.legend()
+        axis.set_ylim(bottom=0)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> int:
+    """Run each engine and write the results."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--counts", default="1,10,50,100,200")
+    parser.add_argument("--engines", default="kconnect,java")
+    args = parser.parse_args()
+    counts = sorted(int(c) for c in args.counts.split(","))
+    results: dict[str, list[dict[str, Any]]] = {}
+    with tempfile.TemporaryDirectory(prefix="kconnect-footprint-") as tmp, KafkaBroker(heap="1g") as broker:
+        for engine in args.engines.split(","):
+            print(f"== {engine}", flush=True)
+            results[engine] = run_engine(engine, broker, counts, Path(tmp))
+    out = HERE / "results"
+    out.mkdir(exist_ok=True)
+    report = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "results": results}
+    (out / "task_footprint.json").write_text(json.dumps(report, indent=2) + "\n")
+    _chart(results, out / "task_footprint.png")
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""One Spark task that hosts connector tasks, as the worker sees it, and where a new task goes.
+
+A host is one long-running Spark task (a one-partition Spark job) whose Python worker runs one
+event loop hosting many connector task loops (`kconnect_spark.remote.run_host`). The worker
+places each connector task on a host with room, or opens a new one (`place`), and tells the host
+over the host's own control connection to run it; the task then opens its own task connection,
+as a task with a Spark task of its own always did. Everything here is touched on the worker's
+event loop only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import pickle
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kconnect.worker_config import ConfigFileError
+
+from kconnect_spark.channel import encode
+
+
+@dataclass(eq=False)
+class HostRun:
+    """One hosting Spark task: its token, the task runs placed on it and how its job is doing."""
+
+    #: Start order among the executor's hosts (Spark gives free slots to earlier jobs first).
+    order: int
+    capacity: int
+    #: Hosts only this task (a connector asked for a Spark task of its own).
+    dedicated: bool = False
+    token: str = field(default_factory=lambda: secrets.token_hex(16))
+    #: Task runs placed here and not finished, in placement order.
+    runs: list[Any] = field(default_factory=list)
+    writer: asyncio.StreamWriter | None = None
+    #: The Spark job was submitted (False while Spark is still starting).
+    launched: bool = False
+    #: No task is placed here any more: the host ends once its tasks have.
+    closing: bool = False
+    #: The host's runs were told they wait for a Spark task slot.
+    waiting_reported: bool = False
+    spark_error: str | None = None
+    job_ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+    #: How logs, traces and Spark's UI name the host: ``task <id>`` for a host of one task (the
+    #: task that opened it), else ``Spark task host <n>``.
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        self.label = self.label or f"Spark task host {self.order}"
+
+    @property
+    def job_group(self) -> str:
+        """The Spark job group of this host (cancelling it ends every task it hosts):
+        ``kconnect-<task>-<token>`` for a host of one task, else ``kconnect-host-<n>-<token>``."""
+        stem = self.label.removeprefix("task ") if self.capacity == 1 else f"host-{self.order}"
+        return f"kconnect-{stem}-{self.token[:8]}"
+
+    @property
+    def connected(self) -> bool:
+        """The hosting Spark task has started and connected to the worker."""
+        return self.writer is not None
+
+    def has_room(self) -> bool:
+        """Whether another task may be placed here."""
+        return not self.closing and not self.job_ended.is_set() and len(self.runs) < self.capacity
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue one message to the host, if it is connected."""
+        if self.writer is not None and not self.writer.is_closing():
+            self.writer.write(encode(message))
+
+    def send_run(self, token: str, launch: Any) -> None:
+        """Have the host run a task (a pickled `remote.TaskLaunch`)."""
+        self.send({"type": "run", "task": token, "launch": base64.b64encode(pickle.dumps(launch)).decode()})
+
+    def send_cancel(self, token: str) -> None:
+        """Have the host abandon a task that did not stop in time."""
+        self.send({"type": "cancel", "task": token})
+
+    def close(self) -> None:
+        """Place nothing more here; the host ends once its tasks have."""
+        self.closing = True
+        self.send({"type": "close"})
+
+
+def place(hosts: Sequence[HostRun], *, spread: int) -> HostRun | None:
+    """The host a new (shared) task goes to, or None when a new host must be opened.
+
+    Policy: while fewer than `spread` shared hosts are open, each new task opens one (busy tasks
+    get a core each, up to the cores Spark has); after that a task joins the open host with the
+    fewest tasks that has room, in host order, and only when all are full does a new one open.
+    """
+    open_hosts = [h for h in hosts if not h.dedicated and h.has_room()]
+    shared = [h for h in hosts if not h.dedicated and not h.closing and not h.job_ended.is_set()]
+    if len(shared) < spread or not open_hosts:
+        return None
+    return min(open_hosts, key=lambda h: (len(h.runs), h.order))
+
+
+#: Worker key: the most connector tasks one Spark task hosts.
+TASKS_PER_SPARK_TASK = "executor.tasks.per.spark.task"
+DEFAULT_TASKS_PER_SPARK_TASK = 100
+#: Connector key: each task of this connector runs in a Spark task of its own (a hot connector).
+DEDICATED_SPARK_TASK = "executor.dedicated.spark.task"
+
+
+def tasks_per_spark_task(props: Mapping[str, str], source: str) -> int:
+    """The worker's `TASKS_PER_SPARK_TASK` (at least 1); ConfigFileError naming the file otherwise."""
+    raw = props.get(TASKS_PER_SPARK_TASK, "").strip()
+    if not raw:
+        return DEFAULT_TASKS_PER_SPARK_TASK
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigFileError(
+            f"{source}: {TASKS_PER_SPARK_TASK}: invalid value {raw!r}: must be an integer >= 1"
+        )
+    return value
+
+
+def wants_dedicated(connector_config: Mapping[str, str]) -> bool:
+    """Whether the connector asked for a Spark task of its own per task (`DEDICATED_SPARK_TASK`)."""
+    return connector_config.get(DEDICATED_SPARK_TASK, "false").strip().lower() == "true"
