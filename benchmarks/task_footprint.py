@@ -200,7 +200,7 @@ def _chart(results: dict[str, list[dict[str, Any]]], path: Path) -> None:
         left.plot(tasks, [s["rss_mb"] for s in steps], marker="o", label=engine)
         right.plot(tasks, [s["to_running_s"] for s in steps], marker="o", label=engine)
     left.set_title("resident memory of the worker's processes, MiB")
-    right.set_title("time until the new tasks are RUNNING, s")
+    right.set_title("time until each step's new tasks are RUNNING, s")
     for axis in (left, right):
         axis.set_xlabel("FileStreamSource connectors (1 task each)")
         axis.legend()
