@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kconnect.errors import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError, PluginError
+from kconnect.executor import Placement, TaskHost
 from kconnect.herder.api import (
     ClusterView,
     ConnectorInfo,
@@ -91,6 +92,20 @@ class FakeHerder:
 
     def health(self) -> WorkerHealth:
         return self.health_status
+
+    def placement(self) -> Placement:
+        """Two hosts: one running every connector's tasks, one waiting for a slot."""
+        tasks = tuple(
+            ConnectorTaskId(n, i)
+            for n, c in sorted(self.connectors_by_name.items())
+            for i in range(c.task_count)
+        )
+        return Placement(
+            "fake",
+            1,
+            100,
+            (TaskHost(1, "RUNNING", 100, False, tasks), TaskHost(2, "WAITING", 1, True, ())),
+        )
 
     async def connectors(self) -> list[str]:
         return sorted(self.connectors_by_name)

@@ -61,6 +61,7 @@ def test_loggers_list_get_and_set(rest_worker: WorkerProcess) -> None:
 _PATHS = {
     "/",
     "/health",
+    "/executor",  # kconnect's own: where the tasks run (docs/rest.md)
     "/connectors",
     "/connectors/{connector}",
     "/connectors/{connector}/config",

@@ -73,6 +73,17 @@ def test_tasks_share_two_spark_tasks_and_every_line_arrives(shared: tuple[Worker
     log = worker.log_path.read_text()
     assert "Spark has 2 task slots; each Spark task hosts up to 100 connector tasks" in log
 
+    placement = worker.get("/executor").json()
+    assert (placement["executor"], placement["slots"], placement["slots_used"]) == ("spark", 2, 2)
+    assert placement["tasks_per_host"] == 100 and placement["unplaced"] == []
+    assert sorted(h["id"] for h in placement["hosts"]) == sorted(int(n) for n in started)
+    assert all(h["state"] == "RUNNING" and not h["dedicated"] for h in placement["hosts"])
+    placed = sorted(f"{t['connector']}-{t['task']}" for h in placement["hosts"] for t in h["tasks"])
+    assert placed == sorted(pids)
+    by_host = {h["id"]: {f"{t['connector']}-{t['task']}" for t in h["tasks"]} for h in placement["hosts"]}
+    for number, pid in started.items():
+        assert by_host[int(number)] == {task for task, runs in pids.items() if runs[-1] == pid}
+
 
 def test_pause_resume_restart_and_delete_of_one_connector_touch_only_its_task(
     shared: tuple[WorkerProcess, Path, Path],

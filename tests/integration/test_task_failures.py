@@ -266,6 +266,10 @@ def test_tasks_beyond_the_spark_task_slots_wait_unassigned_with_the_reason(
         "free slot"
     ) in log
     assert task_runs(worker, "c") == []
+    placement = worker.get("/executor").json()
+    assert [h["state"] for h in placement["hosts"]] == ["RUNNING", "RUNNING", "WAITING"]
+    assert placement["hosts"][2]["tasks"] == [{"connector": "c", "task": 0}]
+    assert (placement["slots"], placement["slots_used"]) == (2, 2)
 
     assert worker.request("DELETE", "/connectors/a").status_code == 204
     status = wait_task_state(worker, "c", "RUNNING")

@@ -88,6 +88,34 @@ class TaskListener(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class TaskHost:
+    """One unit that runs connector tasks (the Spark executor: a hosting Spark task)."""
+
+    id: int
+    #: RUNNING once started; WAITING while it waits for a slot (or for the executor to start).
+    state: Literal["RUNNING", "WAITING"]
+    #: The most tasks it takes.
+    capacity: int
+    #: Reserved for one task of a connector that asked for a host of its own.
+    dedicated: bool
+    tasks: tuple[ConnectorTaskId, ...]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a worker's tasks run, for operators (``GET /executor``)."""
+
+    executor: str
+    #: How many hosts can run at once (None when the executor cannot say).
+    slots: int | None
+    #: The default most tasks per shared host.
+    tasks_per_host: int
+    hosts: tuple[TaskHost, ...] = ()
+    #: Tasks not placed on a host yet (the executor is still starting).
+    unplaced: tuple[ConnectorTaskId, ...] = ()
+
+
 class Executor(Protocol):
     """Runs tasks. Every method returns quickly; outcomes are reported through the TaskListener."""
 
@@ -120,6 +148,10 @@ class Executor(Protocol):
     def reset_active_topics(self, connector: str) -> None:
         """The connector's active topics were reset (KIP-558): its running tasks report each topic
         again on its next use (`TaskListener.on_topic_used`)."""
+        ...
+
+    def placement(self) -> Placement:
+        """Where the tasks run now: slots, hosts and the tasks on each."""
         ...
 
     async def stop(self) -> None:

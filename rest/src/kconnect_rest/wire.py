@@ -50,6 +50,27 @@ class ConnectorTaskId(msgspec.Struct):
     task: int
 
 
+class TaskHostInfo(msgspec.Struct):
+    """`GET /executor`: one unit that runs connector tasks (a hosting Spark task)."""
+
+    id: int
+    state: Literal["RUNNING", "WAITING"]
+    capacity: int
+    dedicated: bool
+    tasks: list[ConnectorTaskId]
+
+
+class ExecutorPlacement(msgspec.Struct):
+    """`GET /executor` (kconnect's own): where this worker's tasks run."""
+
+    executor: str
+    slots: int | None
+    slots_used: int
+    tasks_per_host: int
+    hosts: list[TaskHostInfo]
+    unplaced: list[ConnectorTaskId]
+
+
 class ConnectorInfo(msgspec.Struct):
     """`GET /connectors/{name}` and the answer to create/update."""
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from kconnect import ConfigDef, SourceConnector, SourceTask, hookimpl
-from kconnect.executor import TaskListener, TaskSpec
+from kconnect.executor import Placement, TaskHost, TaskListener, TaskSpec
 from kconnect.herder.model import ConnectorTaskId, State, TargetState
 from kconnect.herder.owner import REQUEST_TIMEOUT_S
 from kconnect.herder.standalone import StandaloneHerder
@@ -155,6 +155,10 @@ class RecordingExecutor:
 
     def reset_active_topics(self, connector: str) -> None:
         self.calls.append(("reset_topics", connector))
+
+    def placement(self) -> Placement:
+        """Every started task on one host."""
+        return Placement(self.name, 1, 10, (TaskHost(1, "RUNNING", 10, False, tuple(self.specs)),))
 
     async def stop_task(self, task: ConnectorTaskId, timeout_s: float) -> None:
         assert self.listener is not None

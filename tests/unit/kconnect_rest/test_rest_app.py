@@ -64,6 +64,32 @@ def test_health_codes(herder: FakeHerder, client: TestClient[Litestar], status: 
     assert response.json() == {"status": status, "message": "msg"}
 
 
+def test_executor_reports_slots_hosts_and_their_tasks(client: TestClient[Litestar]) -> None:
+    create(client)
+    response = client.get("/executor")
+    assert response.status_code == 200 and response.headers["content-type"] == "application/json"
+    assert response.json() == {
+        "executor": "fake",
+        "slots": 1,
+        "slots_used": 1,
+        "tasks_per_host": 100,
+        "hosts": [
+            {
+                "id": 1,
+                "state": "RUNNING",
+                "capacity": 100,
+                "dedicated": False,
+                "tasks": [
+                    {"connector": "local-file-sink", "task": 0},
+                    {"connector": "local-file-sink", "task": 1},
+                ],
+            },
+            {"id": 2, "state": "WAITING", "capacity": 1, "dedicated": True, "tasks": []},
+        ],
+        "unplaced": [],
+    }
+
+
 # --- connectors ---------------------------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from kconnect.herder.model import ConnectorTaskId, ConnectorType, State, TargetState
 
 if TYPE_CHECKING:  # config_records imports this module (RestartRequest): import only for the types
+    from kconnect.executor import Placement
     from kconnect.storage.config_records import SessionKey
 
 
@@ -122,6 +123,10 @@ class Herder(Protocol):
 
     def health(self) -> WorkerHealth:
         """Whether the worker has finished starting and is healthy."""
+        ...
+
+    def placement(self) -> Placement:
+        """Where this worker's tasks run (its executor's report)."""
         ...
 
     async def connectors(self) -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
-from kconnect.executor import Executor
+from kconnect.executor import Executor, Placement
 from kconnect.herder import events as ev
 from kconnect.herder import views
 from kconnect.herder.api import ClusterView, ConnectorInfo, ConnectorOffsets, TaskInfo, WorkerHealth
@@ -77,6 +77,10 @@ class HerderFrontDoor:
         """Starting until the stores are loaded and the executor can run tasks, then healthy;
         unhealthy when the executor could not start, with its reason."""
         return worker_health(self._executor, self._healthy)
+
+    def placement(self) -> Placement:
+        """This worker's executor's report of where its tasks run."""
+        return self._executor.placement()
 
     async def kafka_cluster_id(self) -> str:
         """The broker's cluster id (asked once, then cached)."""

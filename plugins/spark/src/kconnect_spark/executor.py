@@ -35,7 +35,7 @@ import threading
 import traceback
 from typing import Any
 
-from kconnect.executor import TaskListener, TaskSpec
+from kconnect.executor import Placement, TaskHost, TaskListener, TaskSpec
 from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.worker_config import WorkerConfig
 
@@ -177,6 +177,22 @@ class SparkExecutor:
         """Why Spark failed to start, or None."""
         error = self._session_error
         return None if error is None else f"Spark failed to start: {type(error).__name__}: {error}"
+
+    def placement(self) -> Placement:
+        """Spark's task slots and every hosting Spark task with the connector tasks it runs."""
+        hosts = tuple(
+            TaskHost(
+                host.order,
+                "RUNNING" if host.connected else "WAITING",
+                host.capacity,
+                host.dedicated,
+                tuple(run.id for run in host.runs),
+            )
+            for host in self._hosts
+            if host.launched
+        )
+        unplaced = tuple(run.id for run in self._waiting)
+        return Placement(self.name, self._slots, self._capacity, hosts, unplaced)
 
     async def stop(self) -> None:
         """Stop all tasks gracefully, then Spark and the control channel."""

@@ -1,4 +1,4 @@
-"""`GET /` and `GET /health` (Kafka's RootResource)."""
+"""`GET /` and `GET /health` (Kafka's RootResource), and kconnect's own `GET /executor`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from litestar.openapi.datastructures import ResponseSpec
 
 from kconnect_rest.dependencies import CommitDep, HerderDep
 from kconnect_rest.errors import error_responses
-from kconnect_rest.wire import ServerInfo, WorkerStatus
+from kconnect_rest.wire import ConnectorTaskId, ExecutorPlacement, ServerInfo, TaskHostInfo, WorkerStatus
 
 _HEALTH_STATUS = {"healthy": 200, "starting": 503, "unhealthy": 500}
 
@@ -45,4 +45,28 @@ class RootController(Controller):
         return Response(
             WorkerStatus(status=status, message=health.message),  # type: ignore[arg-type]
             status_code=_HEALTH_STATUS[status],
+        )
+
+    @get("/executor", summary="Where this worker's tasks run (kconnect's own endpoint)")
+    async def executor(self, herder: HerderDep) -> ExecutorPlacement:
+        """`GET /executor`: the executor's task slots, its hosts (hosting Spark tasks) and the
+        tasks each runs; not in Kafka Connect, which runs every task as a thread of its JVM."""
+        placement = herder.placement()
+        hosts = [
+            TaskHostInfo(
+                id=host.id,
+                state=host.state,
+                capacity=host.capacity,
+                dedicated=host.dedicated,
+                tasks=[ConnectorTaskId(connector=t.connector, task=t.task) for t in host.tasks],
+            )
+            for host in placement.hosts
+        ]
+        return ExecutorPlacement(
+            executor=placement.executor,
+            slots=placement.slots,
+            slots_used=sum(1 for host in placement.hosts if host.state == "RUNNING"),
+            tasks_per_host=placement.tasks_per_host,
+            hosts=hosts,
+            unplaced=[ConnectorTaskId(connector=t.connector, task=t.task) for t in placement.unplaced],
         )
