@@ -10,13 +10,17 @@ restart resumes them with nothing lost.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import re
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aiokafka import AIOKafkaConsumer
 
 from tests.integration.conftest import lines, wait_until
 from tests.integration.test_task_failures import read_lines, sink, source, task_status, wait_task_state
@@ -144,3 +148,47 @@ def test_a_killed_shared_python_process_fails_each_of_its_tasks_and_a_restart_lo
     everything = expected_lines() | {f"s{n} after the kill" for n in range(SOURCES)}
     wait_until("every line in the sink", lambda: set(read_lines(sink_file)) >= everything, worker, 180)
     assert set(read_lines(sink_file)) == everything
+
+
+def test_two_hundred_connectors_run_within_a_minute_and_deliver_every_record(
+    start_worker: Any, tmp_path: Path, unique_topic: str, kafka_bootstrap: str
+) -> None:
+    """The issue's yardstick: 200 small sources on one worker, RUNNING within a minute, nothing lost."""
+    worker = start_worker({"spark.master": "local[2]"})
+    worker.wait_for("a healthy worker", lambda: worker.get("/health").status_code == 200, 120)
+    started = time.monotonic()
+    for n in range(200):
+        path = tmp_path / f"c{n}.txt"
+        path.write_text("".join(f"c{n} line {i}\n" for i in range(10)), encoding="utf-8")
+        config = {"connector.class": "FileStreamSource", "file": str(path), "topic": unique_topic}
+        response = worker.request("POST", "/connectors", {"name": f"c{n}", "config": config})
+        assert response.status_code == 201, response.text
+
+    def all_running() -> bool:
+        body = worker.get("/connectors?expand=status").json()
+        states = [t["state"] for c in body.values() for t in c["status"]["tasks"]]
+        return len(states) == 200 and set(states) == {"RUNNING"}
+
+    wait_until("200 tasks RUNNING", all_running, worker, 60)
+    assert time.monotonic() - started < 60
+    placement = worker.get("/executor").json()
+    assert len(placement["hosts"]) == 2 and sum(len(h["tasks"]) for h in placement["hosts"]) == 200
+    assert asyncio.run(_consume_values(kafka_bootstrap, unique_topic, 2000)) == {
+        f"c{n} line {i}" for n in range(200) for i in range(10)
+    }
+
+
+async def _consume_values(bootstrap: str, topic: str, count: int) -> set[str]:
+    """The first `count` values of `topic` (the payloads of JsonConverter envelopes), as a set."""
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest")
+    await consumer.start()
+    values: list[str] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(values) < count and time.monotonic() < deadline:
+            batches = await consumer.getmany(timeout_ms=1000)
+            values += [json.loads(m.value)["payload"] for messages in batches.values() for m in messages]
+    finally:
+        await consumer.stop()
+    assert len(values) == count, f"{len(values)} of {count} records in {topic}"
+    return set(values)

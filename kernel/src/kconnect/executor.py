@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from kconnect.config.configdef import ConfigDef
 from kconnect.herder.model import ConnectorTaskId, TargetState
 
 SourcePartition = Mapping[str, Any]
@@ -152,6 +153,11 @@ class Executor(Protocol):
 
     def placement(self) -> Placement:
         """Where the tasks run now: slots, hosts and the tasks on each."""
+        ...
+
+    def connector_config_def(self) -> ConfigDef:
+        """The connector keys this executor reads (e.g. a Spark task of its own); validation checks
+        each one a config sets, so a bad value is an error before deploy, never ignored."""
         ...
 
     async def stop(self) -> None:

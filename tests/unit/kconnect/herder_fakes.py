@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from kconnect import ConfigDef, SourceConnector, SourceTask, hookimpl
+from kconnect.config.configdef import ConfigType, Importance
 from kconnect.executor import Placement, TaskHost, TaskListener, TaskSpec
 from kconnect.herder.model import ConnectorTaskId, State, TargetState
 from kconnect.herder.owner import REQUEST_TIMEOUT_S
@@ -155,6 +156,12 @@ class RecordingExecutor:
 
     def reset_active_topics(self, connector: str) -> None:
         self.calls.append(("reset_topics", connector))
+
+    def connector_config_def(self) -> ConfigDef:
+        """One executor key, so validation of executor keys can be tested."""
+        return ConfigDef().define(
+            "executor.test.flag", type=ConfigType.BOOLEAN, importance=Importance.LOW, default=False
+        )
 
     def placement(self) -> Placement:
         """Every started task on one host."""

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import pytest
+from kconnect.herder.validation import ConnectorValidator
+from kconnect.plugin_host import PluginHost
 from kconnect.worker_config import ConfigFileError
 from kconnect_spark.host_run import (
+    DEDICATED_SPARK_TASK,
     DEFAULT_TASKS_PER_SPARK_TASK,
     HostRun,
+    dedicated_config_def,
     place,
     tasks_per_spark_task,
     wants_dedicated,
@@ -62,3 +69,24 @@ def test_tasks_per_spark_task_defaults_and_refuses_what_is_not_a_positive_intege
 def test_a_connector_asks_for_spark_tasks_of_its_own() -> None:
     assert wants_dedicated({"executor.dedicated.spark.task": "true"})
     assert not wants_dedicated({}) and not wants_dedicated({"executor.dedicated.spark.task": "false"})
+
+
+SINK = {"name": "s", "connector.class": "FileStreamSink", "topics": "t"}
+
+
+def _by_name(validator: ConnectorValidator, config: dict[str, str]) -> dict[str, Any]:
+    body = asyncio.run(validator.validate(config)).to_json()
+    return {(c["definition"] or c["value"])["name"]: c for c in body["configs"]}
+
+
+def test_executor_keys_are_checked_when_set_and_absent_otherwise() -> None:
+    validator = ConnectorValidator(PluginHost.load(), {}, dedicated_config_def())
+    assert DEDICATED_SPARK_TASK not in _by_name(validator, SINK), "Kafka's answer, unchanged"
+    good = _by_name(validator, {**SINK, DEDICATED_SPARK_TASK: "true"})
+    assert good[DEDICATED_SPARK_TASK]["value"]["errors"] == []
+    assert good[DEDICATED_SPARK_TASK]["definition"]["type"] == "BOOLEAN"
+    bad = _by_name(validator, {**SINK, DEDICATED_SPARK_TASK: "maybe"})[DEDICATED_SPARK_TASK]
+    assert bad["value"]["errors"] == [
+        f"Invalid value maybe for configuration {DEDICATED_SPARK_TASK}: "
+        "Expected value to be either true or false"
+    ]

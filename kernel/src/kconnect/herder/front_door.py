@@ -58,7 +58,7 @@ class HerderFrontDoor:
         self._status_store = status_store
         self._offset_store = offset_store
         self._admin = admin
-        self._validator = ConnectorValidator(plugins, worker_config.props)
+        self._validator = ConnectorValidator(plugins, worker_config.props, executor.connector_config_def())
         self._connectors = ConnectorInstances(
             plugins,
             self._post_threadsafe,

@@ -6,7 +6,8 @@ sink keys, enriched with the keys of the converters, transformations and predica
 names (`kconnect.config.plugin_keys`: an unknown one is an error of its key), plus the connector's
 own (its `config_def` and `validate`, user code run in a thread); render Kafka's ConfigInfos.
 Create / update then reject a config with errors with Kafka's multi-error message, and an unknown
-connector class with Kafka's 400 "Failed to find any class ..." text.
+connector class with Kafka's 400 "Failed to find any class ..." text. The executor's own connector
+keys (`Executor.connector_config_def`) are validated when a config sets them.
 """
 
 from __future__ import annotations
@@ -86,9 +87,16 @@ class ConnectorValidator:
     ``header.converter`` are what validate shows for a connector that sets none.
     """
 
-    def __init__(self, plugins: PluginHost, worker_props: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        plugins: PluginHost,
+        worker_props: Mapping[str, str] | None = None,
+        executor_keys: ConfigDef | None = None,
+    ) -> None:
+        """`executor_keys`: the connector keys the executor reads (`Executor.connector_config_def`)."""
         self._plugins = plugins
         self._choices = plugin_choices(plugins, worker_props or {})
+        self._executor_keys = executor_keys or ConfigDef()
 
     def plugin(self, config: Mapping[str, str]) -> PluginDesc:
         """The connector plugin ``connector.class`` names; PluginError if none."""
@@ -126,6 +134,12 @@ class ConnectorValidator:
         framework = sink_connector_config_def() if sink else source_connector_config_def()
         choices = dataclasses.replace(self._choices, connector_version=_defined(plugin.version))
         common = enrich(framework, config, choices)
+        # Only the executor keys a config sets: a config without them validates exactly as in Kafka.
+        used = ConfigDef()
+        for name, key in self._executor_keys.config_keys.items():
+            if name in config:
+                used.define_key(key)
+        common = common.merge(used, keep_existing=True)
         own_def: ConfigDef = getattr(plugin.cls, "config_def", None) or ConfigDef()
         instance = plugin.cls()
         return build_config_infos(

@@ -35,13 +35,20 @@ import threading
 import traceback
 from typing import Any
 
+from kconnect.config.configdef import ConfigDef
 from kconnect.executor import Placement, TaskHost, TaskListener, TaskSpec
 from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.worker_config import WorkerConfig
 
 from kconnect_spark.control_server import ControlServer
 from kconnect_spark.driver_state import failed_attempts, registered_task_slots
-from kconnect_spark.host_run import HostRun, place, tasks_per_spark_task, wants_dedicated
+from kconnect_spark.host_run import (
+    HostRun,
+    dedicated_config_def,
+    place,
+    tasks_per_spark_task,
+    wants_dedicated,
+)
 from kconnect_spark.outcome import decide
 from kconnect_spark.remote import HostLaunch, TaskLaunch, run_partition
 from kconnect_spark.session import build_session, is_local, spark_conf, unreachable_control_host
@@ -177,6 +184,10 @@ class SparkExecutor:
         """Why Spark failed to start, or None."""
         error = self._session_error
         return None if error is None else f"Spark failed to start: {type(error).__name__}: {error}"
+
+    def connector_config_def(self) -> ConfigDef:
+        """``executor.dedicated.spark.task``: each task of the connector in a Spark task of its own."""
+        return dedicated_config_def()
 
     def placement(self) -> Placement:
         """Spark's task slots and every hosting Spark task with the connector tasks it runs."""

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kconnect.config.configdef import ConfigDef, ConfigType, Importance
 from kconnect.worker_config import ConfigFileError
 
 from kconnect_spark.channel import encode
@@ -124,6 +125,24 @@ def tasks_per_spark_task(props: Mapping[str, str], source: str) -> int:
     return value
 
 
+def dedicated_config_def() -> ConfigDef:
+    """The connector key `DEDICATED_SPARK_TASK`, as validation checks and describes it."""
+    return ConfigDef().define(
+        DEDICATED_SPARK_TASK,
+        type=ConfigType.BOOLEAN,
+        default=False,
+        importance=Importance.LOW,
+        documentation=(
+            "Run each task of this connector in a Spark task of its own instead of sharing one with "
+            "other connectors' tasks (kconnect's Spark executor): for a hot connector that should not "
+            "share a Python process, and its GIL, with others. Each such task holds a Spark task slot."
+        ),
+        group="Executor",
+        display_name="Dedicated Spark task",
+    )
+
+
 def wants_dedicated(connector_config: Mapping[str, str]) -> bool:
-    """Whether the connector asked for a Spark task of its own per task (`DEDICATED_SPARK_TASK`)."""
+    """Whether the connector asked for a Spark task of its own per task (`DEDICATED_SPARK_TASK`;
+    validation has refused any value but true or false)."""
     return connector_config.get(DEDICATED_SPARK_TASK, "false").strip().lower() == "true"
