@@ -42,13 +42,8 @@ from kconnect.worker_config import WorkerConfig
 
 from kconnect_spark.control_server import ControlServer
 from kconnect_spark.driver_state import failed_attempts, registered_task_slots
-from kconnect_spark.host_run import (
-    HostRun,
-    dedicated_config_def,
-    place,
-    tasks_per_spark_task,
-    wants_dedicated,
-)
+from kconnect_spark.host_pool import HostPool
+from kconnect_spark.host_run import HostRun, dedicated_config_def, tasks_per_spark_task
 from kconnect_spark.outcome import decide
 from kconnect_spark.remote import HostLaunch, TaskLaunch, run_partition
 from kconnect_spark.session import build_session, is_local, spark_conf, unreachable_control_host
@@ -91,11 +86,10 @@ class SparkExecutor:
         self._conf = spark_conf(config.props)
         self._runs: dict[ConnectorTaskId, TaskRun] = {}
         self._waiting: list[TaskRun] = []
-        self._hosts: list[HostRun] = []
         self._capacity = tasks_per_spark_task(config.props, config.source)
+        self._pool = HostPool(self._capacity, self._submit_host, self._task_launch)
         self._supervisors: set[asyncio.Task[None]] = set()
         self._order = itertools.count(1)
-        self._host_order = itertools.count(1)
         self._session: Any = None
         self._session_error: BaseException | None = None
         self._slots: int | None = None
@@ -119,7 +113,7 @@ class SparkExecutor:
             listener,
             on_connected=lambda run: self._check_slots(),
             on_host_connected=self._host_connected,
-            on_task_ended=self._task_ended,
+            on_task_ended=HostPool.task_ended,
         )
         bind = self._control_host if is_local(self._conf) else "0.0.0.0"
         await self._server.start(bind)
@@ -199,8 +193,7 @@ class SparkExecutor:
                 host.dedicated,
                 tuple(run.id for run in host.runs),
             )
-            for host in self._hosts
-            if host.launched
+            for host in self._pool.launched()
         )
         unplaced = tuple(run.id for run in self._waiting)
         return Placement(self.name, self._slots, self._capacity, hosts, unplaced)
@@ -277,24 +270,10 @@ class SparkExecutor:
             await run.finished.wait()
 
     def _launch(self, run: TaskRun) -> None:
-        """Place the run on a host (opening one if needed), tell the host, and supervise the run."""
+        """Place the run on a host (`HostPool.place`) and supervise it."""
         assert self._loop is not None
         run.launched = True
-        dedicated = self._capacity == 1 or wants_dedicated(run.spec.connector_config)
-        host = None if dedicated else place(self._hosts, spread=self._spread())
-        if host is None:
-            order = next(self._host_order)
-            capacity = 1 if dedicated else self._capacity
-            label = f"task {run.id}" if capacity == 1 else ""
-            host = HostRun(order, capacity, dedicated=dedicated, label=label)
-            self._hosts.append(host)
-            host.runs.append(run)
-            self._launch_host(host)
-        else:
-            host.runs.append(run)
-        run.host = host
-        if host.connected:
-            host.send_run(run.token, self._task_launch(run))
+        self._pool.place(run, self._spread())
         supervisor = self._loop.create_task(self._supervise(run), name=f"kconnect-supervise-{run.id}")
         self._supervisors.add(supervisor)
         supervisor.add_done_callback(self._supervisors.discard)
@@ -313,7 +292,8 @@ class SparkExecutor:
         assert self._server is not None
         return TaskLaunch(run.spec, self._control_host, self._server.port, run.token)
 
-    def _launch_host(self, host: HostRun) -> None:
+    def _submit_host(self, host: HostRun) -> None:
+        """Start a new host: expect its connection, submit its job from a driver thread."""
         assert self._server is not None
         host.launched = True
         self._server.add_host(host)
@@ -334,29 +314,14 @@ class SparkExecutor:
         self._call_soon(self._host_ended, host, error)
 
     def _host_connected(self, host: HostRun) -> None:
-        """A host's Spark task started: hand it the tasks placed on it meanwhile."""
-        for run in host.runs:
-            host.send_run(run.token, self._task_launch(run))
+        self._pool.connected(host)
         self._check_slots()
 
     def _host_ended(self, host: HostRun, error: str | None) -> None:
-        """A host's Spark job ended: every task still placed on it ended with the job's error."""
         assert self._server is not None
-        host.spark_error = error
-        host.job_ended.set()
+        self._pool.ended(host, error)
         self._server.remove_host(host)
-        if host in self._hosts:
-            self._hosts.remove(host)
-        for run in host.runs:
-            run.spark_error = run.spark_error or error
-            run.job_ended.set()
         self._check_slots()
-
-    @staticmethod
-    def _task_ended(run: TaskRun, error: str | None) -> None:
-        """The host says the run's task loop ended (with the error it raised, if any)."""
-        run.spark_error = run.spark_error or error
-        run.job_ended.set()
 
     async def _supervise(self, run: TaskRun) -> None:
         """Report the run's end once its Spark job has ended and its channel has closed."""
@@ -378,7 +343,7 @@ class SparkExecutor:
         if run.connected or run.waiting_reported or self._listener is None:
             return
         run.waiting_reported = True
-        needed = sum(1 for host in self._hosts if host.launched)
+        needed = len(self._pool.launched())
         reason = not_started_reason(START_REPORT_S, self._slots, needed)
         log.warning("Task %s: %s", run.id, reason)
         self._listener.on_unassigned(run.id, run.spec.generation, reason)
@@ -397,39 +362,22 @@ class SparkExecutor:
         self._check_slots()
 
     def _forget(self, run: TaskRun) -> None:
-        """Drop a finished run; close its host once the host has no task left."""
+        """Drop a finished run; its host is closed once it has no task left."""
         assert self._server is not None
         self._server.remove(run)
         if self._runs.get(run.id) is run:
             del self._runs[run.id]
-        host = run.host
-        if host is not None and run in host.runs:
-            host.runs.remove(run)
-            if not host.runs and not host.closing:
-                host.close()
-                if not host.connected and self._session is not None and self._loop is not None:
-                    # Never started (it waited for a slot): nothing to close gracefully.
-                    cancel = self._session.sparkContext.cancelJobGroup
-                    self._loop.run_in_executor(None, cancel, host.job_group)
+        group = self._pool.release(run)
+        if group is not None and self._session is not None and self._loop is not None:
+            self._loop.run_in_executor(None, self._session.sparkContext.cancelJobGroup, group)
 
     async def _cancel(self, run: TaskRun, reason: str) -> None:
-        """End the run in its host; `reason` ends up in its trace unless a stop was requested.
-
-        A host of this task alone has its Spark job group cancelled (Spark interrupts the task and
-        kills its Python worker). In a shared host the task loop is abandoned, its neighbours run on;
-        a run whose host has not started yet is simply taken off it.
-        """
+        """End the run without waiting for it (`HostPool.abandon`); `reason` ends up in its trace
+        unless a stop was requested."""
         run.cancelled = run.cancelled or reason
-        host = run.host
-        if host is None:
-            return
-        if not host.connected and len(host.runs) > 1:
-            host.runs.remove(run)
-            run.job_ended.set()
-        elif len(host.runs) > 1:
-            host.send_cancel(run.token)
-        elif self._session is not None:
-            await asyncio.to_thread(self._session.sparkContext.cancelJobGroup, host.job_group)
+        group = self._pool.abandon(run)
+        if group is not None and self._session is not None:
+            await asyncio.to_thread(self._session.sparkContext.cancelJobGroup, group)
 
     def _check_slots(self) -> None:
         """Mark the launched runs that cannot have a Spark task slot as waiting for one.
@@ -438,7 +386,7 @@ class SparkExecutor:
         """
         if self._slots is None or self._listener is None:
             return
-        active = [host for host in self._hosts if host.launched]
+        active = self._pool.launched()
         pending = [host for host in active if not host.connected]
         for host in without_slot(self._slots, len(active), pending, lambda host: host.order):
             for run in host.runs:
