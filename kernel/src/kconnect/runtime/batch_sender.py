@@ -33,10 +33,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiokafka.errors import KafkaError, KafkaTimeoutError
+from aiokafka.errors import KafkaTimeoutError
 from aiokafka.partitioner import DefaultPartitioner
 
-from kconnect.runtime.kafka_clients import DeliveryPolicy, ProducerClient
+from kconnect.runtime.kafka_clients import DeliveryPolicy, ProducerClient, broker_unreachable
 
 log = logging.getLogger(__name__)
 
@@ -106,11 +106,6 @@ class BatchSender:
         self._unanswered: Counter[tuple[str, int]] = Counter()
         self._answered = asyncio.Event()
         self.failed = False
-
-    @property
-    def unanswered(self) -> int:
-        """Batches handed to the producer that the broker has not answered yet."""
-        return sum(self._unanswered.values())
 
     async def send(self, records: Sequence[OutgoingRecord]) -> None:
         """Send these records; returns once every batch is handed to the producer (not yet acked).
@@ -222,7 +217,7 @@ class BatchSender:
         waited = time.monotonic() - batch.handed_at
         count = len(batch.records)
         what = f"{count} record{'s' if count != 1 else ''} for {slot[0]}-{slot[1]}"
-        if isinstance(error, KafkaTimeoutError) or (isinstance(error, KafkaError) and error.retriable):
+        if broker_unreachable(error):
             message = (
                 f"Kafka did not acknowledge {what} within delivery.timeout.ms="
                 f"{self._policy.delivery_timeout_ms} ms: the broker was unreachable or kept failing "

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
+from aiokafka.errors import KafkaError, KafkaTimeoutError
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,12 @@ _DELIVERY_KEYS = ("delivery.timeout.ms", "retries", "max.in.flight.requests.per.
 CONNECT_DELIVERY_TIMEOUT_MS = 2**31 - 1
 #: The Java producer's default ``request.timeout.ms`` (aiokafka's own default is 40 s).
 JAVA_REQUEST_TIMEOUT_MS = 30_000
+
+
+def broker_unreachable(error: BaseException) -> bool:
+    """Whether `error` means the broker did not answer in time or could not serve the request yet
+    (aiokafka's retriable errors, and its client-side KafkaTimeoutError): trying again later may work."""
+    return isinstance(error, KafkaTimeoutError) or (isinstance(error, KafkaError) and error.retriable)
 
 
 def _producer_props(worker: Mapping[str, str], connector: Mapping[str, str]) -> dict[str, str]:

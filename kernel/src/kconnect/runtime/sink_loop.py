@@ -40,7 +40,6 @@ from aiokafka.errors import (
     CommitFailedError,
     IllegalGenerationError,
     KafkaError,
-    KafkaTimeoutError,
     RebalanceInProgressError,
     UnknownMemberIdError,
 )
@@ -51,7 +50,12 @@ from kconnect.executor import TaskSpec
 from kconnect.plugin_host import PluginHost
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.error_tolerance import ErrorTolerance
-from kconnect.runtime.kafka_clients import ConsumerClient, consumer_kwargs, create_consumer
+from kconnect.runtime.kafka_clients import (
+    ConsumerClient,
+    broker_unreachable,
+    consumer_kwargs,
+    create_consumer,
+)
 from kconnect.runtime.sink_offsets import DeliveryBatch, SinkOffsets
 from kconnect.runtime.sink_records import SinkRecordBuilder
 from kconnect.runtime.task_context import LoopSinkTaskContext
@@ -310,7 +314,7 @@ class SinkLoop:
             )
             return
         except KafkaError as exc:
-            if not (exc.retriable or isinstance(exc, KafkaTimeoutError)):
+            if not broker_unreachable(exc):
                 raise
             log.warning(
                 "Committing offsets of %s failed because the broker did not answer (%r); "

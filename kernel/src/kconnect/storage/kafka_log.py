@@ -17,10 +17,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-from aiokafka.errors import KafkaError, KafkaTimeoutError
+from aiokafka.errors import KafkaError
 from aiokafka.structs import TopicPartition
 
-from kconnect.runtime.kafka_clients import consumer_kwargs, producer_kwargs
+from kconnect.runtime.kafka_clients import broker_unreachable, consumer_kwargs, producer_kwargs
 from kconnect.storage.base import StoreError, StoreUnavailableError
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,7 @@ class KafkaBasedLog:
 
     def _error(self, doing: str, exc: BaseException) -> StoreError:
         message = f"topic {self.topic} ({self._what}): {doing} failed: {exc!r}"
-        if isinstance(exc, KafkaTimeoutError) or (isinstance(exc, KafkaError) and exc.retriable):
+        if broker_unreachable(exc):
             return StoreUnavailableError(message)
         return StoreError(message)
 
