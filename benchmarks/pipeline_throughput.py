@@ -23,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
-from file_pipeline import count_lines, free_port, write_pipeline_files  # noqa: E402
+from file_pipeline import count_lines, free_port, kconnect_command, write_pipeline_files  # noqa: E402
 from kafka_broker import KafkaBroker, java_connect_command  # noqa: E402
 
 
@@ -39,17 +39,7 @@ def run_engine(
         out, bootstrap=broker.bootstrap_servers, rest_port=free_port(), source=source, sink=sink, topic=topic
     )
     if engine == "kconnect":
-        command = [
-            sys.executable,
-            "-m",
-            "kconnect_rest.cli",
-            "--log-level",
-            "WARNING",
-            "standalone",
-            str(worker),
-            str(src),
-            str(snk),
-        ]
+        command = kconnect_command(worker, src, snk)
     else:
         command = java_connect_command(worker, src, snk, heap="1g")
     log = (out / "worker.log").open("w")

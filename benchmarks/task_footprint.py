@@ -30,7 +30,7 @@ import httpx
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
-from file_pipeline import free_port  # noqa: E402
+from file_pipeline import free_port, kconnect_command, write_worker_file  # noqa: E402
 from kafka_broker import KafkaBroker, java_connect_command  # noqa: E402
 
 LINES_PER_CONNECTOR = 1000
@@ -109,25 +109,9 @@ def run_engine(engine: str, broker: KafkaBroker, counts: list[int], work: Path) 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     topic = f"footprint-{engine}-{int(time.time() * 1000)}"
-    worker = out / "worker.properties"
-    worker.write_text(
-        f"bootstrap.servers={broker.bootstrap_servers}\n"
-        "key.converter=org.apache.kafka.connect.json.JsonConverter\n"
-        "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
-        f"offset.storage.file.filename={out / 'connect.offsets'}\n"
-        "offset.flush.interval.ms=10000\n"
-        f"listeners={url}\n"
-    )
+    worker = write_worker_file(out, bootstrap=broker.bootstrap_servers, rest_port=port)
     if engine == "kconnect":
-        command = [
-            sys.executable,
-            "-m",
-            "kconnect_rest.cli",
-            "--log-level",
-            "WARNING",
-            "standalone",
-            str(worker),
-        ]
+        command = kconnect_command(worker)
     else:
         command = java_connect_command(worker, heap="1g")
     log = (out / "worker.log").open("w")

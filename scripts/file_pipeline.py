@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 from pathlib import Path
 
 
@@ -21,13 +22,8 @@ def count_lines(path: Path) -> int:
         return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
 
 
-def write_pipeline_files(
-    out: Path, *, bootstrap: str, rest_port: int, source: Path, sink: Path, topic: str
-) -> tuple[Path, Path, Path]:
-    """Write the worker and the two connector files (Kafka's keys and sample settings) into `out`.
-
-    The connectors use Java's class names, so the same files run under Java Kafka Connect.
-    """
+def write_worker_file(out: Path, *, bootstrap: str, rest_port: int) -> Path:
+    """Write a standalone worker file into `out` (Kafka's keys, JsonConverter with schemas)."""
     worker = out / "worker.properties"
     worker.write_text(
         f"bootstrap.servers={bootstrap}\n"
@@ -39,6 +35,31 @@ def write_pipeline_files(
         "offset.flush.interval.ms=10000\n"
         f"listeners=http://127.0.0.1:{rest_port}\n"
     )
+    return worker
+
+
+def kconnect_command(worker: Path, *connectors: Path) -> list[str]:
+    """The command that runs a kconnect standalone worker on these files, logging warnings only."""
+    return [
+        sys.executable,
+        "-m",
+        "kconnect_rest.cli",
+        "--log-level",
+        "WARNING",
+        "standalone",
+        str(worker),
+        *map(str, connectors),
+    ]
+
+
+def write_pipeline_files(
+    out: Path, *, bootstrap: str, rest_port: int, source: Path, sink: Path, topic: str
+) -> tuple[Path, Path, Path]:
+    """Write the worker and the two connector files (Kafka's keys and sample settings) into `out`.
+
+    The connectors use Java's class names, so the same files run under Java Kafka Connect.
+    """
+    worker = write_worker_file(out, bootstrap=bootstrap, rest_port=rest_port)
     source_file = out / "file-source.properties"
     source_file.write_text(
         "name=local-file-source\n"
