@@ -16,6 +16,9 @@ Cooperative protocols (v1/v2) follow Kafka's IncrementalCooperativeAssignor (KIP
   member is told the remaining delay and rejoins after it), so a worker that comes back in time
   gets it again; after the delay it goes to members that joined empty meanwhile, or else is
   spread like new work;
+* except that a worker which comes back under a new member id (the broker expelled it, say after a
+  broker freeze longer than the session) is known by its REST URL and gets its own lost work back
+  in the round it rejoins, where Kafka would hold it for the whole delay (docs/differences.md);
 * what the leader remembers lives in the leader (`AssignorState`): when the leader itself leaves,
   the next leader starts with no memory and reassigns the departed leader's work at once, as
   Kafka does;
@@ -73,6 +76,8 @@ class AssignorState:
     previous_revocation: ConnectorsAndTasks = EMPTY
     previous_generation: int = -1
     previous_members: frozenset[str] = frozenset()
+    previous_urls: Mapping[str, ConnectorsAndTasks] = field(default_factory=dict)
+    """What each worker, known by its REST URL, held after the previous round."""
     revoked_in_previous: bool = False
     successive_revoking_rebalances: int = 0
     candidate_workers: tuple[str, ...] = ()
@@ -116,8 +121,9 @@ def assign(
     if version == 0:
         return _assign_eager(leader_id, leader_url, members, configured, state)
     running = {m: (s.assignment.assigned if s.assignment else EMPTY) for m, s in sorted(members.items())}
+    urls = {m: s.url for m, s in members.items()}
     added, revoked, owners, next_state = _cooperative(
-        running, configured.work(), state, last_completed_generation, generation, now_ms, max_delay_ms
+        running, urls, configured.work(), state, last_completed_generation, generation, now_ms, max_delay_ms
     )
     assignments = {
         m: Assignment(
@@ -163,8 +169,8 @@ def _assign_eager(
 class _Load:
     """One worker's work while a round is computed (Kafka's WorkerLoad); mutable, local to a round."""
 
-    def __init__(self, worker: str, work: ConnectorsAndTasks) -> None:
-        self.worker = worker
+    def __init__(self, worker: str, url: str, work: ConnectorsAndTasks) -> None:
+        self.worker, self.url = worker, url
         self.connectors = list(work.connectors)
         self.tasks = list(work.tasks)
 
@@ -226,6 +232,7 @@ def _backoff_ms(attempts: int, max_delay_ms: int) -> int:
 
 def _cooperative(
     running: Mapping[str, ConnectorsAndTasks],
+    urls: Mapping[str, str],
     configured: ConnectorsAndTasks,
     state: AssignorState,
     last_completed_generation: int,
@@ -247,10 +254,11 @@ def _cooperative(
     current = {m: work.minus(deleted) for m, work in running.items()}
     duplicated = _duplicated(running)
     to_revoke = {m: _within(work, deleted).plus(_within(work, duplicated)) for m, work in running.items()}
-    loads = [_Load(m, work) for m, work in running.items()]
+    loads = [_Load(m, urls[m], work) for m, work in running.items()]
     for load in loads:
         load.remove(to_revoke[load.worker])
 
+    lost = _give_back(lost, loads, state)
     lost_state = _LostWork(state, now_ms, max_delay_ms)
     reassign = lost_state.handle(lost, loads)
     s = lost_state.state
@@ -286,6 +294,7 @@ def _cooperative(
         previous_revocation=all_revoked,
         previous_generation=generation,
         previous_members=frozenset(running),
+        previous_urls=_urls_after(state, {urls[m]: work for m, work in owners.items()}, lost),
     )
     return added, revoked, owners, next_state
 
@@ -339,6 +348,33 @@ class _LostWork:
             s, candidate_workers=waiting, delay_ms=delay, scheduled_rebalance_ms=self.now + delay
         )
         return EMPTY
+
+
+def _give_back(lost: ConnectorsAndTasks, loads: list[_Load], state: AssignorState) -> ConnectorsAndTasks:
+    """Give a worker that rejoined under a new member id the lost work its URL held; return the rest.
+
+    `loads` are keyed by member id; a member not in the previous round whose URL held work then is
+    such a worker (URLs are unique in a cluster: each is where a worker answers REST calls).
+    """
+    if lost.is_empty():
+        return lost
+    for load in loads:
+        url = load.url
+        if load.worker in state.previous_members or url not in state.previous_urls:
+            continue
+        own = _within(state.previous_urls[url], lost)
+        load.connectors.extend(own.connectors)
+        load.tasks.extend(own.tasks)
+        lost = lost.minus(own)
+    return lost
+
+
+def _urls_after(
+    state: AssignorState, present: Mapping[str, ConnectorsAndTasks], lost: ConnectorsAndTasks
+) -> dict[str, ConnectorsAndTasks]:
+    """What each URL holds after this round; a departed worker's URL keeps its work while that is held."""
+    departed = {url: _within(work, lost) for url, work in state.previous_urls.items() if url not in present}
+    return {**{url: work for url, work in departed.items() if not work.is_empty()}, **present}
 
 
 def _balancing_revocations(

@@ -25,21 +25,25 @@ class Cluster:
 
     configured: ConfiguredWork
     running: dict[str, ConnectorsAndTasks] = field(default_factory=dict)
+    urls: dict[str, str] = field(default_factory=dict)
     state: AssignorState = field(default_factory=AssignorState)
     generation: int = 0
     max_delay: int = MAX_DELAY
     last: RoundResult | None = None
 
-    def join(self, *members: str) -> None:
+    def join(self, *members: str, url: str | None = None) -> None:
+        """Members join running nothing; each answers REST at `url` or else at one of its own."""
         for m in members:
             self.running[m] = ConnectorsAndTasks()
+            self.urls[m] = url or f"http://{m}:8083"
 
     def leave(self, member: str) -> None:
         del self.running[member]
+        del self.urls[member]
 
     def round(self, now: int = 0) -> dict[str, Assignment]:
         members = {
-            m: WorkerState(f"http://{m}:8083", self.configured.offset, Assignment(1, 0, "", "", 0, work))
+            m: WorkerState(self.urls[m], self.configured.offset, Assignment(1, 0, "", "", 0, work))
             for m, work in self.running.items()
         }
         self.generation += 1
@@ -184,6 +188,38 @@ def test_a_worker_that_comes_back_within_the_delay_gets_the_held_work() -> None:
     assert waiting["w3-again"].assigned.is_empty() and waiting["w3-again"].delay_ms == MAX_DELAY - 10_000
     back = cluster.round(now=MAX_DELAY)
     assert back["w3-again"].assigned == gone
+    assert all(a.revoked.is_empty() for a in back.values())
+
+
+def test_a_worker_back_under_a_new_member_id_at_its_old_url_gets_its_work_in_the_round_it_rejoins() -> None:
+    cluster = Cluster(TWO_BY_THREE)
+    cluster.join("w1", "w2", "w3")
+    cluster.round()
+    gone, url = cluster.running["w3"], cluster.urls["w3"]
+    cluster.leave("w3")  # expelled: its session ran out
+    held = cluster.round(now=1_000)
+    assert all(a.assigned.is_empty() for a in held.values())
+    cluster.join("w3-new-id", url=url)
+    back = cluster.round(now=2_000)
+    assert back["w3-new-id"].assigned == gone
+    assert {a.delay_ms for a in back.values()} == {0}
+    assert all(a.revoked.is_empty() for a in back.values())
+    assert cluster.all_work() == everything(TWO_BY_THREE)
+
+
+def test_a_whole_group_expelled_together_gets_its_work_back_in_one_round() -> None:
+    """A broker frozen past the session expels every member; the leader's process keeps its state."""
+    cluster = Cluster(TWO_BY_THREE)
+    cluster.join("w1", "w2")
+    cluster.round()
+    before = {cluster.urls[m]: cluster.running[m] for m in ("w1", "w2")}
+    for m in ("w1", "w2"):
+        cluster.leave(m)
+    cluster.join("w1-new-id", url="http://w1:8083")
+    cluster.join("w2-new-id", url="http://w2:8083")
+    back = cluster.round(now=1_000)
+    assert {a.delay_ms for a in back.values()} == {0}
+    assert {cluster.urls[m]: cluster.running[m] for m in back} == before
     assert all(a.revoked.is_empty() for a in back.values())
 
 
