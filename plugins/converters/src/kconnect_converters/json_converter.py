@@ -4,59 +4,65 @@ With ``schemas.enable=true`` (the default) every message is an envelope,
 ``{"schema":{...},"payload":...}``; with ``false`` it is the bare payload, and reading infers
 the schema-free types Kafka infers (integers INT64, other numbers FLOAT64, objects maps).
 
-Hot path: a schema's envelope prefix and its compiled value writer are built once and kept in an
-LRU keyed by the schema (``schemas.cache.size``); writing a record walks the value once, producing
-JSON text directly. Reading reuses the last schema when the envelope's schema text is unchanged.
+Hot path: per schema, the envelope's bytes before and after the payload and an encoder are built
+once and kept in an LRU keyed by the schema (``schemas.cache.size``). The encoder writes through
+orjson and checks its bytes (`json_fast`); the few values orjson would write differently from
+Jackson take the exact path (`JsonTextWriter`). Reading parses with orjson too, and reuses the last
+schema while an envelope starts with the same schema text; whatever orjson refuses or might read
+differently is read exactly, with Python's json and Kafka's leniencies.
 """
 
 from __future__ import annotations
 
-import base64
-import datetime
-import decimal
 import json
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from kconnect.config.configdef import ConfigDef, ConfigType, Importance
 from kconnect.config.validators import CaseInsensitiveValidString
-from kconnect.data.logical import LOGICAL_TYPES, Date, Decimal, Time, Timestamp, epoch_millis
+from kconnect.data.logical import LOGICAL_TYPES
 from kconnect.data.schema import Schema, SchemaAndValue, Type
-from kconnect.data.struct import Struct
-from kconnect.data.values import java_decimal_str
 from kconnect.errors import DataError
 from kconnect.records import Headers
 
 from kconnect_converters import __version__, converter_config_def, converter_type
+from kconnect_converters.json_fast import (
+    Encoder,
+    JSONDecodeError,
+    compile_encoder,
+    loads,
+    may_hold_long_integer,
+)
 from kconnect_converters.json_schema_codec import (
     DECODER,
+    InexactNumberError,
     JsonReader,
     compact_schema_text,
     freeze,
-    json_double,
-    json_float,
-    json_string,
     parse_json,
     schema_from_json,
     schema_to_json,
 )
+from kconnect_converters.json_text_writer import JsonTextWriter, Writer
 
-Writer = Callable[[Any], str]
-
-_INT_RANGES = {Type.INT8: 8, Type.INT16: 16, Type.INT32: 32, Type.INT64: 64}
 _ENVELOPE_START = '{"schema":'
 _PAYLOAD_KEY = ',"payload":'
+_CLOSING_BRACE = ord("}")
 _NOT_ENVELOPE = (
     'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not contain additional '
     "fields. If you are trying to deserialize plain JSON data, set schemas.enable=false in your converter "
     "configuration."
 )
-_REQUIRED_NULL = "Conversion error: null value for field that is required and has no default value"
 
 
-def _b64(data: bytes | bytearray | memoryview) -> str:
-    return '"' + base64.b64encode(data).decode("ascii") + '"'
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise DataError(
+            f"Converting Kafka Connect data to byte[] failed due to serialization error: {e}"
+        ) from e
 
 
 class JsonConverter:
@@ -115,14 +121,15 @@ class JsonConverter:
         self.decimal_numeric = False
         self.replace_null_with_default = True
         self._cache_size = 1000
-        self._writers: OrderedDict[Schema, tuple[str, Writer]] = OrderedDict()
+        self._text = JsonTextWriter()
+        self._writers: OrderedDict[Schema, Encoder] = OrderedDict()
         self._readers: OrderedDict[Any, Schema | None] = OrderedDict()
-        self._last_write: tuple[Schema | None, str, Writer] = (
-            None,
-            '{"schema":null,"payload":',
-            self._write_any,
-        )
-        self._last_read: tuple[str, Schema | None] | None = None
+        self._schemaless = self._compile_encoder(None)
+        # The last schema written and its encoder, as one tuple so that threads see a matching pair.
+        self._last_write: tuple[Schema | None, Encoder] = (None, self._schemaless)
+        self._last_read: tuple[str, Schema] | None = None
+        # The last envelope's bytes up to its payload, its schema, and whether strings read as is.
+        self._known_envelope: tuple[bytes, Schema, bool] | None = None
         self._reader = JsonReader()
 
     @classmethod
@@ -138,10 +145,13 @@ class JsonConverter:
         self.decimal_numeric = str(parsed["decimal.format"]).upper() == "NUMERIC"
         self.replace_null_with_default = bool(parsed["replace.null.with.default"])
         self._cache_size = int(parsed["schemas.cache.size"])  # type: ignore[call-overload]
+        self._text = JsonTextWriter(self.decimal_numeric, self.replace_null_with_default)
         self._writers.clear()
         self._readers.clear()
-        self._last_write = (None, '{"schema":null,"payload":', self._write_any)
+        self._schemaless = self._compile_encoder(None)
+        self._last_write = (None, self._schemaless)
         self._last_read = None
+        self._known_envelope = None
         self._reader = JsonReader(self.replace_null_with_default)
 
     # --- Connect -> bytes ------------------------------------------------------------------------
@@ -152,17 +162,11 @@ class JsonConverter:
         """Serialize a value to JSON; a null schema with a null value is a tombstone (None)."""
         if schema is None and value is None:
             return None
-        last_schema, prefix, writer = self._last_write
+        last_schema, encoder = self._last_write
         if schema is not last_schema:
-            prefix, writer = self._writer_for(schema)
-            self._last_write = (schema, prefix, writer)
-        text = prefix + writer(value) + "}" if self.schemas_enable else writer(value)
-        try:
-            return text.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise DataError(
-                f"Converting Kafka Connect data to byte[] failed due to serialization error: {e}"
-            ) from e
+            encoder = self._schemaless if schema is None else self._encoder_for(schema)
+            self._last_write = (schema, encoder)
+        return encoder(value)
 
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any
@@ -170,187 +174,36 @@ class JsonConverter:
         """Serialize a header value exactly as a record value."""
         return self.from_connect_data(topic, schema, value)
 
-    def _writer_for(self, schema: Schema | None) -> tuple[str, Writer]:
-        if schema is None:
-            return '{"schema":null,"payload":', self._write_any
+    def compile_writer(self, schema: Schema | None) -> Writer:
+        """A function writing values of `schema` (None for schemaless) as JSON text, on the exact path."""
+        return self._text.compile_writer(schema)
+
+    def _encoder_for(self, schema: Schema) -> Encoder:
         cached = self._writers.get(schema)
         if cached is not None:
             self._writers.move_to_end(schema)
             return cached
-        writer = self.compile_writer(schema)
-        entry = ('{"schema":' + schema_to_json(schema, self._render_default) + ',"payload":', writer)
-        self._writers[schema] = entry
+        encoder = self._compile_encoder(schema)
+        self._writers[schema] = encoder
         if len(self._writers) > self._cache_size:
             self._writers.popitem(last=False)
-        return entry
+        return encoder
 
-    def _render_default(self, schema: Schema) -> str:
-        return self._compile_value(schema)(schema.default_value)
+    def _compile_encoder(self, schema: Schema | None) -> Encoder:
+        """The function writing a whole record of `schema`: envelope or bare, fast path first."""
+        writer = self._text.compile_writer(schema)
+        if not self.schemas_enable:
+            return compile_encoder(schema, self._text, b"", b"", lambda v: _utf8(writer(v)))
+        head = _ENVELOPE_START + schema_to_json(schema, self._text.render_default) + _PAYLOAD_KEY
 
-    def compile_writer(self, schema: Schema | None) -> Writer:
-        """A function writing values of `schema` (None for schemaless) as JSON text."""
-        if schema is None:
-            return self._write_any
-        body = self._compile_value(schema)
-        default = schema.default_value
-        if default is not None and self.replace_null_with_default:
-            default_text = body(default)
-            return lambda v: default_text if v is None else body(v)
-        if schema.optional:
-            return lambda v: "null" if v is None else body(v)
+        def exact(v: Any) -> bytes:
+            return _utf8(head + writer(v) + "}")
 
-        def required(v: Any) -> str:
-            if v is None:
-                raise DataError(_REQUIRED_NULL)
-            return body(v)
-
-        return required
-
-    def _compile_value(self, schema: Schema) -> Writer:
-        """A writer for non-null values of `schema`."""
-        kind = schema.type
-        logical = LOGICAL_TYPES.get(schema.name) if schema.name is not None else None
-        if logical is not None:
-            return self._compile_logical(schema, logical)
-        if kind in _INT_RANGES:
-            bits = _INT_RANGES[kind]
-            low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-
-            def write_int(v: Any) -> str:
-                if type(v) is not int and (isinstance(v, bool) or not isinstance(v, int)):
-                    raise DataError(f"Invalid type for {kind}: {type(v)}")
-                if not low <= v <= high:
-                    raise DataError(f"Invalid value {v} for {kind}: out of range")
-                return str(int(v))
-
-            return write_int
-        if kind is Type.FLOAT64 or kind is Type.FLOAT32:
-            render = json_double if kind is Type.FLOAT64 else json_float
-
-            def write_float(v: Any) -> str:
-                if type(v) is float:
-                    return render(v)
-                if isinstance(v, bool) or not isinstance(v, (int, float)):
-                    raise DataError(f"Invalid type for {kind}: {type(v)}")
-                return render(float(v))
-
-            return write_float
-        if kind is Type.BOOLEAN:
-            return _write_bool
-        if kind is Type.STRING:
-            return _write_str
-        if kind is Type.BYTES:
-            return _write_bytes
-        if kind is Type.ARRAY:
-            element = self.compile_writer(schema.value_schema)
-
-            def write_array(v: Any) -> str:
-                if not isinstance(v, (list, tuple)):
-                    raise DataError(f"Invalid type for ARRAY: {type(v)}")
-                return "[" + ",".join([element(x) for x in v]) + "]"
-
-            return write_array
-        if kind is Type.MAP:
-            return self._compile_map(schema)
-        return self._compile_struct(schema)
-
-    def _compile_map(self, schema: Schema) -> Writer:
-        if schema.key_schema is None:
-            return self._write_any
-        key = self.compile_writer(schema.key_schema)
-        item = self.compile_writer(schema.value_schema)
-        if schema.key_schema.type is Type.STRING:
-
-            def write_object(v: Any) -> str:
-                if not isinstance(v, Mapping):
-                    raise DataError(f"Invalid type for MAP: {type(v)}")
-                out = []
-                for k, x in v.items():
-                    text = key(k)
-                    out.append((text if text[0] == '"' else '"' + text + '"') + ":" + item(x))
-                return "{" + ",".join(out) + "}"
-
-            return write_object
-
-        def write_pairs(v: Any) -> str:
-            if not isinstance(v, Mapping):
-                raise DataError(f"Invalid type for MAP: {type(v)}")
-            return "[" + ",".join(["[" + key(k) + "," + item(x) + "]" for k, x in v.items()]) + "]"
-
-        return write_pairs
-
-    def _compile_struct(self, schema: Schema) -> Writer:
-        keys = [json_string(f.name) + ":" for f in schema.fields]
-        writers = [self.compile_writer(f.schema) for f in schema.fields]
-        pairs = list(zip(keys, writers, strict=True))
-
-        def write_struct(v: Any) -> str:
-            if type(v) is not Struct or (v.schema is not schema and v.schema != schema):
-                raise DataError("Mismatching schema.")
-            return "{" + ",".join([k + w(x) for (k, w), x in zip(pairs, v.values(), strict=True)]) + "}"
-
-        return write_struct
-
-    def _compile_logical(self, schema: Schema, logical: type) -> Writer:
-        name = logical.__name__
-        if logical is Decimal:
-            numeric = self.decimal_numeric
-
-            def write_decimal(v: Any) -> str:
-                if not isinstance(v, decimal.Decimal):
-                    raise DataError(f"Invalid type for Decimal, expected Decimal but was {type(v)}")
-                if numeric:
-                    if not v.is_finite():
-                        raise DataError(f"Decimal value {v} is not a finite number")
-                    return java_decimal_str(v)
-                return _b64(Decimal.from_logical(schema, v))
-
-            return write_decimal
-        temporal_types: dict[type, type[Any]] = {
-            Date: datetime.date,
-            Time: datetime.time,
-            Timestamp: datetime.datetime,
-        }
-        expected = temporal_types[logical]
-
-        def write_temporal(v: Any) -> str:
-            if not isinstance(v, expected):
-                raise DataError(f"Invalid type for {name}, expected {expected.__name__} but was {type(v)}")
-            if logical is Timestamp:
-                return str(epoch_millis(v))
-            if logical is Date:
-                return str(Date.from_logical(schema, v))
-            return str(Time.from_logical(schema, v))
-
-        return write_temporal
-
-    def _write_any(self, v: Any) -> str:
-        """Write a schemaless value, choosing the JSON form from its Python type."""
-        if v is None:
-            return "null"
-        if isinstance(v, str):
-            return json_string(v)
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, int):
-            return str(int(v))
-        if isinstance(v, float):
-            return json_double(v)
-        if isinstance(v, (bytes, bytearray, memoryview)):
-            return _b64(v)
-        if isinstance(v, (list, tuple)):
-            return "[" + ",".join([self._write_any(x) for x in v]) + "]"
-        if isinstance(v, Mapping):
-            if all(isinstance(k, str) for k in v):
-                return "{" + ",".join([json_string(k) + ":" + self._write_any(x) for k, x in v.items()]) + "}"
-            return (
-                "["
-                + ",".join(["[" + self._write_any(k) + "," + self._write_any(x) + "]" for k, x in v.items()])
-                + "]"
-            )
-        if isinstance(v, Struct):
-            raise DataError("Mismatching schema.")
-        raise DataError(f"Python class {type(v)} does not have corresponding schema type.")
+        try:
+            prefix = head.encode("utf-8")
+        except UnicodeEncodeError:
+            return exact  # the schema itself cannot be written; every record raises Kafka's error
+        return compile_encoder(schema, self._text, prefix, b"}", exact)
 
     # --- bytes -> Connect ------------------------------------------------------------------------
 
@@ -360,16 +213,20 @@ class JsonConverter:
         """Deserialize JSON; with schemas enabled the input must be a schema/payload envelope."""
         if value is None:
             return SchemaAndValue.NULL
+        data = value if type(value) is bytes else bytes(value)
+        fast = self._read_envelope_fast(data) if self.schemas_enable else self._read_bare_fast(data)
+        if fast is not None:
+            return fast
         try:
-            text = bytes(value).decode(json.detect_encoding(value))
+            text = data.decode(json.detect_encoding(data))
         except (UnicodeDecodeError, LookupError) as e:
             raise DataError(
                 f"Converting byte[] to Kafka Connect data failed due to serialization error: {e}"
             ) from e
         if self.schemas_enable:
-            fast = self._read_known_envelope(text)
-            if fast is not None:
-                return fast
+            known = self._read_known_envelope(text)
+            if known is not None:
+                return known
         node = parse_json(text)
         if not self.schemas_enable:
             return SchemaAndValue(None, self._reader.to_connect(None, node))
@@ -379,12 +236,50 @@ class JsonConverter:
         if schema is not None:
             schema_text = compact_schema_text(text)
             if schema_text is not None:
-                self._last_read = (schema_text, schema)
+                self._remember_envelope(schema_text, schema)
         return SchemaAndValue(schema, self._reader.to_connect(schema, node["payload"]))
 
     def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
         """Deserialize a header value exactly as a record value."""
         return self.to_connect_data(topic, value)
+
+    def _remember_envelope(self, schema_text: str, schema: Schema) -> None:
+        """Keep the schema of an envelope read exactly, for the next envelopes with the same text."""
+        self._last_read = (schema_text, schema)
+        prefix = (_ENVELOPE_START + schema_text + _PAYLOAD_KEY).encode("utf-8")
+        strings_as_is = schema.type is Type.STRING and schema.name not in LOGICAL_TYPES
+        self._known_envelope = (prefix, schema, strings_as_is)
+
+    def _read_envelope_fast(self, data: bytes) -> SchemaAndValue | None:
+        """Read an envelope starting with the last schema's bytes with orjson, or None to read it exactly."""
+        known = self._known_envelope
+        if known is None:
+            return None
+        prefix, schema, strings_as_is = known
+        if not data.startswith(prefix) or data[-1] != _CLOSING_BRACE:
+            return None
+        try:
+            payload = loads(data[len(prefix) : -1])
+        except JSONDecodeError:
+            return None
+        if strings_as_is and type(payload) is str:
+            return SchemaAndValue(schema, payload)
+        try:
+            return SchemaAndValue(schema, self._reader.to_connect(schema, payload))
+        except InexactNumberError:
+            return None
+
+    def _read_bare_fast(self, data: bytes) -> SchemaAndValue | None:
+        """Read schemaless JSON with orjson, or None to read it exactly."""
+        try:
+            node = loads(data)
+        except JSONDecodeError:
+            return None
+        if type(node) is str:
+            return SchemaAndValue(None, node)
+        if may_hold_long_integer(data):
+            return None
+        return SchemaAndValue(None, self._reader.to_connect(None, node))
 
     def _read_known_envelope(self, text: str) -> SchemaAndValue | None:
         """Read ``{"schema":S,"payload":P}`` whose S is the text last seen, without parsing S again."""
@@ -415,23 +310,3 @@ class JsonConverter:
         if len(self._readers) > self._cache_size:
             self._readers.popitem(last=False)
         return schema
-
-
-def _write_bool(v: Any) -> str:
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    raise DataError(f"Invalid type for BOOLEAN: {type(v)}")
-
-
-def _write_str(v: Any) -> str:
-    if isinstance(v, str):
-        return json_string(v)
-    raise DataError(f"Invalid type for STRING: {type(v)}")
-
-
-def _write_bytes(v: Any) -> str:
-    if isinstance(v, (bytes, bytearray, memoryview)):
-        return _b64(v)
-    raise DataError(f"Invalid type for bytes type: {type(v)}")

@@ -231,11 +231,17 @@ def _reject_constant(name: str) -> Any:
 DECODER = json.JSONDecoder(parse_float=decimal.Decimal, parse_constant=_reject_constant)
 
 
+class InexactNumberError(Exception):
+    """A number was parsed as a float (by orjson) where its exact text decides the value."""
+
+
 class JsonReader:
     """Converts parsed JSON to Connect values as Kafka's ``convertToConnect`` does.
 
     Kafka's leniencies are kept: a number where a STRING belongs reads as null, a non-boolean as
-    false, an out-of-range integer wraps to the type's width.
+    false, an out-of-range integer wraps to the type's width. Numbers come as int and Decimal from
+    `DECODER`; from orjson reals come as float, accepted where a FLOAT32/FLOAT64 or schemaless
+    value belongs and refused (InexactNumberError) where an integer or a logical type does.
     """
 
     def __init__(self, replace_null_with_default: bool = True) -> None:
@@ -256,8 +262,12 @@ class JsonReader:
                     return None
                 raise DataError(f"Invalid null value for required {kind} field")
             if schema.name is not None and schema.name in LOGICAL_TYPES:
+                if type(node) is float:
+                    raise InexactNumberError
                 return _logical_to_connect(schema, node)
         if kind in _INT_BITS:
+            if type(node) is float:
+                raise InexactNumberError
             number = (
                 int(node) if isinstance(node, (int, decimal.Decimal)) and not isinstance(node, bool) else 0
             )
@@ -266,7 +276,7 @@ class JsonReader:
             # FLOAT32 keeps the nearest double to the JSON text; it rounds to the same 32-bit float.
             return (
                 float(node)
-                if isinstance(node, (int, decimal.Decimal)) and not isinstance(node, bool)
+                if isinstance(node, (int, float, decimal.Decimal)) and not isinstance(node, bool)
                 else 0.0
             )
         if kind is Type.BOOLEAN:
@@ -323,7 +333,7 @@ def _inferred_type(node: Any) -> Type:
         return Type.BOOLEAN
     if isinstance(node, int):
         return Type.INT64
-    if isinstance(node, decimal.Decimal):
+    if isinstance(node, (decimal.Decimal, float)):
         return Type.FLOAT64
     if isinstance(node, str):
         return Type.STRING
