@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from kconnect.data.schema import Schema
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,3 +118,21 @@ class SinkRecord(ConnectRecord):
     original_topic: str | None = None
     original_kafka_partition: int | None = None
     original_kafka_offset: int | None = None
+
+
+def positional_constructor(cls: type[T]) -> Callable[..., T]:
+    """A constructor of the frozen, slotted dataclass `cls` taking every field positionally, in order.
+
+    It builds the same object as ``cls(**fields)`` (no defaults, no ``__post_init__``) in about a
+    third of the time: the dataclass ``__init__`` of a frozen class sets each field through
+    ``object.__setattr__``, while this one calls the slots' own setters. The task loops build one
+    record per message and use it there; connectors use the classes themselves.
+    """
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    namespace.update({f"set_{name}": getattr(cls, name).__set__ for name in names})
+    body = "".join(f"    set_{name}(record, {name})\n" for name in names)
+    source = f"def construct({', '.join(names)}):\n    record = new(cls)\n{body}    return record\n"
+    exec(source, namespace)  # as dataclasses builds __init__: one straight-line function per class
+    constructor: Callable[..., T] = namespace["construct"]
+    return constructor

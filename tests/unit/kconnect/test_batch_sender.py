@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -30,8 +31,10 @@ class Acks:
         self.acked: list[tuple[str, int, int]] = []
         self.errors: list[BaseException] = []
 
-    def on_ack(self, record: OutgoingRecord, metadata: Any) -> None:
-        self.acked.append((record.on_ack, metadata.partition, metadata.offset))
+    def on_ack(self, batch: Sequence[OutgoingRecord], metadata: Any) -> None:
+        """One call per batch; record i of it is at the first record's offset + i."""
+        for index, record in enumerate(batch):
+            self.acked.append((record.on_ack, metadata.partition, metadata.offset + index))
 
     def on_error(self, error: BaseException) -> None:
         self.errors.append(error)

@@ -55,7 +55,7 @@ class OutgoingRecord:
     key: bytes | None
     value: bytes | None
     timestamp_ms: int | None
-    headers: Sequence[tuple[str, bytes]]
+    headers: list[tuple[str, bytes]]
     on_ack: Any
 
 
@@ -74,7 +74,9 @@ class SendAbandoned(Exception):
     """`send` stopped waiting for the broker because the task is stopping; nothing unsent is lost."""
 
 
-AckCallback = Callable[[OutgoingRecord, Any], None]
+AckCallback = Callable[[Sequence[OutgoingRecord], Any], None]
+"""Called once per acknowledged batch: its records in order, and the metadata of the first (the
+others' offsets follow it one by one)."""
 ErrorCallback = Callable[[BaseException], None]
 
 
@@ -91,7 +93,7 @@ class BatchSender:
         stopping: Callable[[], bool] = lambda: False,
         name: str = "source task",
     ) -> None:
-        """Send through `producer`; `on_ack` runs per acknowledged record, `on_error` per failed batch.
+        """Send through `producer`; `on_ack` runs per acknowledged batch, `on_error` per failed batch.
 
         `stopping` is asked while `send` waits for the broker: when it answers True, `send` raises
         `SendAbandoned`. `name` labels the log lines.
@@ -116,7 +118,11 @@ class BatchSender:
         sticky: dict[str, int] = {}
         open_batches: dict[tuple[str, int], _Batch] = {}
         for record in records:
-            partition = await self._partition_for(record, sticky)
+            partition = record.partition
+            if partition is None:
+                partition = sticky.get(record.topic) if record.key is None else None
+                if partition is None:
+                    partition = await self._partition_for(record, sticky)
             slot = (record.topic, partition)
             batch = open_batches.get(slot)
             if batch is None:
@@ -135,7 +141,7 @@ class BatchSender:
     @staticmethod
     def _append(batch: _Batch, record: OutgoingRecord) -> bool:
         metadata = batch.builder.append(
-            timestamp=record.timestamp_ms, key=record.key, value=record.value, headers=list(record.headers)
+            timestamp=record.timestamp_ms, key=record.key, value=record.value, headers=record.headers
         )
         if metadata is None:
             return False
@@ -209,9 +215,7 @@ class BatchSender:
             self.failed = True
             self._on_error(self._delivery_error(error, batch, slot))
             return
-        metadata = done.result()
-        for index, record in enumerate(batch.records):
-            self._on_ack(record, metadata._replace(offset=metadata.offset + index))
+        self._on_ack(batch.records, done.result())
 
     def _delivery_error(self, error: BaseException, batch: _Batch, slot: tuple[str, int]) -> DeliveryError:
         waited = time.monotonic() - batch.handed_at

@@ -11,13 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kconnect.records import Headers, SinkRecord, TimestampType
+from kconnect.records import Headers, SinkRecord, TimestampType, positional_constructor
 from kconnect.runtime.error_tolerance import ErrorTolerance
 from kconnect.runtime.sink_offsets import DeliveryBatch
 from kconnect.runtime.task_plugins import TaskPlugins
 from kconnect.task import TopicPartition
 
 _TIMESTAMP_TYPES = {0: TimestampType.CREATE_TIME, 1: TimestampType.LOG_APPEND_TIME}
+_NO_TIMESTAMP_TYPE = TimestampType.NO_TIMESTAMP_TYPE
+_sink_record = positional_constructor(SinkRecord)
 
 
 class SinkRecordBuilder:
@@ -26,6 +28,8 @@ class SinkRecordBuilder:
     def __init__(self, plugins: TaskPlugins, errors: ErrorTolerance) -> None:
         self._plugins = plugins
         self._errors = errors
+        self._key = plugins.key_converter.to_connect_data
+        self._value = plugins.value_converter.to_connect_data
 
     def batch(self, fetched: Mapping[TopicPartition, Sequence[Any]]) -> DeliveryBatch:
         """One fetch's messages (aiokafka ConsumerRecords, per partition, in offset order) as a batch."""
@@ -42,16 +46,17 @@ class SinkRecordBuilder:
 
     def record(self, message: Any) -> SinkRecord | None:
         """One message as the task sees it; None if a transformation dropped it or it was skipped."""
-        where = f"{message.topic}-{message.partition}@{message.offset}"
         try:
             record = self._convert(message)
         except Exception:
-            self._errors.skip("conversion", where)
+            self._errors.skip("conversion", f"{message.topic}-{message.partition}@{message.offset}")
             return None
+        if not self._plugins.transforms:
+            return record
         try:
             transformed = self._plugins.transform(record)
         except Exception:
-            self._errors.skip("transformation", where)
+            self._errors.skip("transformation", f"{message.topic}-{message.partition}@{message.offset}")
             return None
         assert transformed is None or isinstance(transformed, SinkRecord)
         return transformed
@@ -59,23 +64,26 @@ class SinkRecordBuilder:
     def _convert(self, message: Any) -> SinkRecord:
         topic = message.topic
         headers = Headers()
-        for key, raw in message.headers or ():
-            converted = self._plugins.header_converter.to_connect_header(topic, key, raw)
-            headers.add(key, converted.value, converted.schema)
-        key = self._plugins.key_converter.to_connect_data(topic, message.key, headers)
-        value = self._plugins.value_converter.to_connect_data(topic, message.value, headers)
-        return SinkRecord(
-            topic=topic,
-            kafka_partition=message.partition,
-            key_schema=key.schema,
-            key=key.value,
-            value_schema=value.schema,
-            value=value.value,
-            timestamp=message.timestamp,
-            headers=headers,
-            kafka_offset=message.offset,
-            timestamp_type=_TIMESTAMP_TYPES.get(message.timestamp_type, TimestampType.NO_TIMESTAMP_TYPE),
-            original_topic=topic,
-            original_kafka_partition=message.partition,
-            original_kafka_offset=message.offset,
+        if message.headers:
+            convert = self._plugins.header_converter.to_connect_header
+            for key, raw in message.headers:
+                converted = convert(topic, key, raw)
+                headers.add(key, converted.value, converted.schema)
+        key = self._key(topic, message.key, headers)
+        value = self._value(topic, message.value, headers)
+        partition, offset = message.partition, message.offset
+        return _sink_record(
+            topic,
+            partition,
+            key.schema,
+            key.value,
+            value.schema,
+            value.value,
+            message.timestamp,
+            headers,
+            offset,
+            _TIMESTAMP_TYPES.get(message.timestamp_type, _NO_TIMESTAMP_TYPE),
+            topic,
+            partition,
+            offset,
         )

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kconnect.errors import RetriableError
@@ -71,6 +71,8 @@ class SourceLoop:
         self.control = control
         self.plugins: TaskPlugins = build_task_plugins(host, spec.worker, spec.connector_config)
         self.task = _load_task(host, spec)
+        #: Only a task that overrides commit_record is told of each record (Kafka calls a no-op).
+        self._notify_commits = type(self.task).commit_record is not SourceTask.commit_record
         self.submitted = SubmittedRecords()
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
         self.flush_timeout_s = int(spec.worker.get("offset.flush.timeout.ms", "5000")) / 1000
@@ -136,12 +138,15 @@ class SourceLoop:
     async def _send_all(self, records: list[SourceRecord]) -> None:
         """Transform and convert a poll's records, then send them in per-partition batches."""
         outgoing: list[OutgoingRecord] = []
+        transforms = bool(self.plugins.transforms)
         for original in records:
-            try:
-                record = self.plugins.transform(original)
-            except Exception:
-                self.errors.skip("transformation", self._describe(original))
-                record = None
+            record: SourceRecord | None = original
+            if transforms:
+                try:
+                    record = self.plugins.transform(original)  # type: ignore[assignment]
+                except Exception:
+                    self.errors.skip("transformation", self._describe(original))
+                    record = None
             if record is None:
                 self._drop(original)
                 continue
@@ -191,10 +196,16 @@ class SourceLoop:
             wire_headers = [(h.key, convert(topic, h.key, h.schema, h.value) or b"") for h in headers]
         return key, value, wire_headers
 
-    def _on_ack(self, outgoing: OutgoingRecord, metadata: Any) -> None:
-        submitted, record = outgoing.on_ack
-        self.submitted.ack(submitted)
-        self._commit_record(record, metadata)
+    def _on_ack(self, batch: Sequence[OutgoingRecord], metadata: Any) -> None:
+        ack = self.submitted.ack
+        if not self._notify_commits:
+            for outgoing in batch:
+                ack(outgoing.on_ack[0])
+            return
+        for index, outgoing in enumerate(batch):
+            submitted, record = outgoing.on_ack
+            ack(submitted)
+            self._commit_record(record, metadata._replace(offset=metadata.offset + index))
 
     def _commit_record(self, record: SourceRecord, metadata: Any) -> None:
         # Kafka logs and goes on: commit_record is a notification, the offset is Kafka's to track.
