@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import cast
 
 from kconnect.distributed.request_signing import InterWorkerKeyConfig
@@ -51,24 +50,6 @@ class ConnectApp(Litestar):
         await super().__call__(scope, receive, send)
 
 
-def commit_id(start: Path | None = None) -> str:
-    """The git commit kconnect runs from (first 16 hex digits), or ``unknown`` outside a checkout."""
-    here = (start or Path(__file__)).resolve()
-    for directory in here.parents:
-        head = directory / ".git" / "HEAD"
-        if not head.is_file():
-            continue
-        try:
-            ref = head.read_text(encoding="ascii").strip()
-            if ref.startswith("ref: "):
-                ref_file = directory / ".git" / ref[5:]
-                ref = ref_file.read_text(encoding="ascii").strip() if ref_file.is_file() else ""
-        except (OSError, UnicodeError):
-            return "unknown"
-        return ref[:16] if len(ref) >= 16 else "unknown"
-    return "unknown"
-
-
 def create_app(
     herder: Herder,
     worker_config: WorkerConfig,
@@ -102,7 +83,6 @@ def create_app(
             "herder": provide(herder),
             "worker_config": provide(worker_config),
             "loggers": provide(Loggers()),
-            "commit": provide(commit_id()),
             "key_config": provide(key_config),
         },
         exception_handlers={**exception_handlers(), NotLeaderError: forwarder.handle},

@@ -8,7 +8,6 @@ naming the file, the key and the reason, and a non-zero exit status; never a tra
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 from collections.abc import Sequence
@@ -52,13 +51,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for noisy in ("aiokafka", "py4j", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    from kconnect_rest import event_loop
     from kconnect_rest.worker import DistributedWorker, StandaloneWorker
 
     try:
         if args.command == "distributed":
-            asyncio.run(DistributedWorker.from_file(args.worker_config).run())
+            event_loop.run(DistributedWorker.from_file(args.worker_config).run())
         else:
-            asyncio.run(StandaloneWorker.from_files(args.worker_config, args.connector_configs).run())
+            event_loop.run(StandaloneWorker.from_files(args.worker_config, args.connector_configs).run())
     except ConnectError as exc:
         print(f"kconnect: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -1,4 +1,4 @@
-"""What handlers receive by injection: the herder, the worker config, the loggers, the commit id.
+"""What handlers receive by injection: the herder, the worker config, the loggers.
 
 Handlers declare them with these aliases: named dependencies, exempt from validation because the
 herder is a Protocol (litestar would otherwise try an ``isinstance`` check against it).
@@ -21,9 +21,6 @@ WorkerConfigDep = NamedDependency[SkipValidation[WorkerConfig]]
 
 LoggersDep = NamedDependency[SkipValidation[Loggers]]
 """The app's `/admin/loggers` state."""
-
-CommitDep = NamedDependency[SkipValidation[str]]
-"""The git commit kconnect runs from."""
 
 
 def provide(value: object) -> Provide:

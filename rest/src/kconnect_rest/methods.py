@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from litestar import Litestar
 from litestar.exceptions import MethodNotAllowedException, NotFoundException
-from litestar.types import HTTPScope, Message, Send
+from litestar.types import HTTPResponseStartEvent, HTTPScope, Message, Send
 from litestar.utils import normalize_path
 
 JERSEY_ORDER = ("HEAD", "DELETE", "POST", "GET", "OPTIONS", "PUT", "PATCH")
@@ -51,6 +51,20 @@ def _value(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
     return next((v for k, v in headers if k.lower() == name), None)
 
 
+def _unchanged(message: HTTPResponseStartEvent) -> bool:
+    """Whether an answer's start goes out as it is: it has a body, and no ``Allow`` to reorder."""
+    if message["status"] in (204, 304):
+        return False
+    length = None
+    for name, value in message.get("headers", ()):
+        name = name.lower()
+        if name == b"allow":
+            return False
+        if name == b"content-length" and length is None:
+            length = value
+    return length != b"0"
+
+
 def answer_as_jersey(app: Litestar, scope: HTTPScope, send: Send) -> Send:
     """Serve HEAD as GET without the body, answer OPTIONS with Jersey's list, drop empty answers' type.
 
@@ -64,7 +78,7 @@ def answer_as_jersey(app: Litestar, scope: HTTPScope, send: Send) -> Send:
 
     async def send_as_jersey(message: Message) -> None:
         nonlocal body
-        if message["type"] == "http.response.start":
+        if message["type"] == "http.response.start" and not _unchanged(message):
             headers, status = _headers(message), message["status"]
             if _value(headers, b"allow") is not None:
                 allowed = allowed_methods(app, scope["path"][len(scope.get("root_path", "")) :]) or []

@@ -35,7 +35,9 @@ def escape_path(scope: Scope) -> None:
     root_path = scope.get("root_path", "")
     if root_path and raw_text.startswith(root_path):
         raw_text = raw_text[len(root_path) :]
-    scope["path"] = "/".join(_escape_segment(segment) for segment in raw_text.split("/"))
+    if "%" in raw_text:  # without one, every segment escapes to itself: the raw path is the path
+        raw_text = "/".join(_escape_segment(segment) for segment in raw_text.split("/"))
+    scope["path"] = raw_text
 
 
 def _is_json(content_type: str) -> bool:

@@ -2,7 +2,8 @@
 
 The server binds the worker's first listener itself, so a port in use is an error raised to the
 caller (uvicorn would exit the process). Signals stay with the worker, logging is left as the
-worker configured it, and access logs are off.
+worker configured it, and access logs are off. The loop is the worker's (uvloop when installed,
+`kconnect_rest.event_loop`); uvicorn parses HTTP with httptools when installed, h11 otherwise.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ class _EmbeddedServer(uvicorn.Server):
 
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio's own loop sets TCP_NODELAY only on connections of a socket that
+    # says it is TCP (uvloop sets it on every one); without it an answer's body, written after its
+    # headers, waits for the client's delayed ACK (~40 ms per request).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))

@@ -2,15 +2,42 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 from kconnect import __version__
 from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 
-from kconnect_rest.dependencies import CommitDep, HerderDep
+from kconnect_rest.dependencies import HerderDep
 from kconnect_rest.errors import error_responses
 from kconnect_rest.wire import ConnectorTaskId, ExecutorPlacement, ServerInfo, TaskHostInfo, WorkerStatus
 
 _HEALTH_STATUS = {"healthy": 200, "starting": 503, "unhealthy": 500}
+
+
+def commit_id(start: Path | None = None) -> str:
+    """The git commit kconnect runs from (first 16 hex digits), or ``unknown`` outside a checkout."""
+    here = (start or Path(__file__)).resolve()
+    for directory in here.parents:
+        head = directory / ".git" / "HEAD"
+        if not head.is_file():
+            continue
+        try:
+            ref = head.read_text(encoding="ascii").strip()
+            if ref.startswith("ref: "):
+                ref_file = directory / ".git" / ref[5:]
+                ref = ref_file.read_text(encoding="ascii").strip() if ref_file.is_file() else ""
+        except (OSError, UnicodeError):
+            return "unknown"
+        return ref[:16] if len(ref) >= 16 else "unknown"
+    return "unknown"
+
+
+@functools.cache
+def running_commit() -> str:
+    """`commit_id` of this process's code, read once (a second dependency would cost `GET /` a task group)."""
+    return commit_id()
 
 
 class RootController(Controller):
@@ -20,10 +47,10 @@ class RootController(Controller):
     tags = ["root"]
 
     @get("/", summary="Version, commit and Kafka cluster id", responses=error_responses(409, 500))
-    async def server_info(self, herder: HerderDep, commit: CommitDep) -> ServerInfo:
+    async def server_info(self, herder: HerderDep) -> ServerInfo:
         """`GET /`: kconnect's version and commit, and the broker's cluster id."""
         return ServerInfo(
-            version=__version__, commit=commit, kafka_cluster_id=await herder.kafka_cluster_id()
+            version=__version__, commit=running_commit(), kafka_cluster_id=await herder.kafka_cluster_id()
         )
 
     @get(
