@@ -40,6 +40,8 @@ from kconnect.executor import Placement, TaskHost, TaskListener, TaskSpec
 from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.worker_config import WorkerConfig
 
+from kconnect_spark.class_archive import archive_path, build_in_background, driver_java_options
+from kconnect_spark.class_archive import enabled as class_archive_enabled
 from kconnect_spark.control_server import ControlServer
 from kconnect_spark.driver_state import failed_attempts, registered_task_slots
 from kconnect_spark.host_pool import HostPool
@@ -84,6 +86,11 @@ class SparkExecutor:
     def __init__(self, config: WorkerConfig) -> None:
         self._config = config
         self._conf = spark_conf(config.props)
+        self._archive = (
+            archive_path(self._conf) if class_archive_enabled(config.props, config.source) else None
+        )
+        if self._archive is not None:
+            self._conf.update(driver_java_options(self._conf, self._archive))
         self._runs: dict[ConnectorTaskId, TaskRun] = {}
         self._waiting: list[TaskRun] = []
         self._capacity = tasks_per_spark_task(config.props, config.source)
@@ -127,6 +134,8 @@ class SparkExecutor:
             self._call_soon(self._session_failed, exc)
             return
         self._call_soon(self._session_ready, session)
+        if self._archive is not None and not self._archive.is_file():
+            build_in_background(self._conf, self._archive)
 
     def _session_ready(self, session: Any) -> None:
         self._session = session
