@@ -105,7 +105,7 @@ def wait(what: str, check: Any, timeout: float) -> None:
 def run_engine(engine: str, broker: KafkaBroker, counts: list[int], work: Path) -> list[dict[str, Any]]:
     """Start one engine's worker, grow it to each count of connectors, measure at each step."""
     out = work / engine
-    out.mkdir(parents=True)
+    out.mkdir(parents=True, exist_ok=True)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     topic = f"footprint-{engine}-{int(time.time() * 1000)}"
@@ -191,6 +191,25 @@ def _chart(results: dict[str, list[dict[str, Any]]], path: Path) -> None:
         axis.set_ylim(bottom=0)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def run_footprint(
+    broker: KafkaBroker, rounds: int, progress: Any, counts: tuple[int, ...] = (1, 100)
+) -> dict[str, Any]:
+    """Scenario 5 of the suite: raw figures per connector count and engine, `rounds` workers each."""
+    raw: dict[str, dict[str, dict[str, list[float]]]] = {}
+    with tempfile.TemporaryDirectory(prefix="kconnect-footprint-") as tmp:
+        for r in range(rounds):
+            for engine in ("java", "kconnect"):
+                progress(
+                    f"footprint, round {r + 1}/{rounds}: {engine}, {', '.join(map(str, counts))} connectors"
+                )
+                for step in run_engine(engine, broker, list(counts), Path(tmp) / str(r)):
+                    case = f"{step['tasks']} connector{'s' if step['tasks'] > 1 else ''}"
+                    figures = raw.setdefault(case, {}).setdefault(engine, {})
+                    figures.setdefault("rss_mb", []).append(step["rss_mb"])
+                    figures.setdefault("to_running_s", []).append(step["to_running_s"])
+    return raw
 
 
 def main() -> int:

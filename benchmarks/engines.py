@@ -1,0 +1,197 @@
+"""The two engines under test, run the same way: kconnect and Apache Kafka Connect (Java), standalone.
+
+`EngineRun` writes one worker file and any connector files, starts the engine's process, and stops
+it; both engines get the same files, so every difference measured is the engine's. `CONVERTERS` are
+the converter settings the scenarios compare.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "scripts"))
+from file_pipeline import count_lines, free_port, kconnect_command  # noqa: E402
+from kafka_broker import KafkaBroker, java_connect_command  # noqa: E402
+
+ENGINES = ("java", "kconnect")
+
+_JSON = "org.apache.kafka.connect.json.JsonConverter"
+_STRING = "org.apache.kafka.connect.storage.StringConverter"
+
+#: Converter settings by the name the reports use.
+CONVERTERS: Mapping[str, Mapping[str, str]] = {
+    "json, schemas off": {
+        "key.converter": _JSON,
+        "value.converter": _JSON,
+        "key.converter.schemas.enable": "false",
+        "value.converter.schemas.enable": "false",
+    },
+    "json, schemas on": {
+        "key.converter": _JSON,
+        "value.converter": _JSON,
+        "key.converter.schemas.enable": "true",
+        "value.converter.schemas.enable": "true",
+    },
+    "string": {"key.converter": _STRING, "value.converter": _STRING},
+}
+
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+
+Progress = Callable[[str], None]
+
+
+def line(i: int) -> str:
+    """Input line `i`: 100 bytes with its newline, numbered so a sink file can be checked."""
+    head = f"line {i:09d} "
+    return head + "x" * (99 - len(head)) + "\n"
+
+
+def write_lines(path: Path, count: int, start: int = 0) -> None:
+    """Write lines `start` .. `start + count - 1` to `path`."""
+    with path.open("w") as out:
+        for chunk in range(start, start + count, 10_000):
+            out.write("".join(line(i) for i in range(chunk, min(chunk + 10_000, start + count))))
+
+
+def write_properties(path: Path, props: Mapping[str, str]) -> Path:
+    """Write a Java properties file (keys and values without characters that need escaping)."""
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    return path
+
+
+def create_topic(broker: KafkaBroker, topic: str, partitions: int) -> None:
+    """Create `topic` with `partitions` partitions (replication 1) before an engine writes to it."""
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    async def create() -> None:
+        admin = AIOKafkaAdminClient(bootstrap_servers=broker.bootstrap_servers)
+        await admin.start()
+        try:
+            await admin.create_topics([NewTopic(topic, partitions, 1)])
+        finally:
+            await admin.close()
+
+    asyncio.run(create())
+
+
+def fresh_topic(stem: str) -> str:
+    """A topic name no earlier run used."""
+    return f"{stem}-{time.monotonic_ns()}"
+
+
+@dataclass
+class EngineRun:
+    """One engine's standalone worker on the broker, with connector files, in its own folder."""
+
+    engine: str
+    broker: KafkaBroker
+    folder: Path
+    worker_props: Mapping[str, str] = field(default_factory=dict)
+    connectors: list[Mapping[str, str]] = field(default_factory=list)
+    heap: str = "1g"
+    started: float = 0.0
+    process: subprocess.Popen[bytes] | None = None
+
+    def __post_init__(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> EngineRun:
+        """Write the files and start the worker process; `started` is when it was launched."""
+        worker = write_properties(
+            self.folder / "worker.properties",
+            {
+                "bootstrap.servers": self.broker.bootstrap_servers,
+                "offset.storage.file.filename": str(self.folder / "connect.offsets"),
+                "offset.flush.interval.ms": "10000",
+                "listeners": f"http://127.0.0.1:{self.port}",
+                **self.worker_props,
+            },
+        )
+        files = [
+            write_properties(self.folder / f"connector-{i}.properties", props)
+            for i, props in enumerate(self.connectors)
+        ]
+        if self.engine == "kconnect":
+            command = kconnect_command(worker, *files)
+        else:
+            command = java_connect_command(worker, *files, heap=self.heap)
+        self._log = (self.folder / "worker.log").open("w")
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, cwd=self.folder)
+        return self
+
+    def alive(self) -> None:
+        """Raise if the worker exited."""
+        assert self.process is not None
+        if self.process.poll() is not None:
+            raise RuntimeError(
+                f"{self.engine} exited with {self.process.returncode}; see {self.folder}/worker.log"
+            )
+
+    def wait_rest(self, timeout: float = 120) -> float:
+        """Wait for the first 200 from ``GET /``; seconds since launch."""
+        deadline = self.started + timeout
+        while time.monotonic() < deadline:
+            self.alive()
+            try:
+                if httpx.get(self.url + "/", timeout=1).status_code == 200:
+                    return time.monotonic() - self.started
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.02)
+        raise RuntimeError(f"{self.engine}: REST did not answer within {timeout} s")
+
+    def stop(self) -> None:
+        """Stop the worker (SIGTERM, then SIGKILL after 60 s)."""
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._log.close()
+        self.process = None
+
+    def __enter__(self) -> EngineRun:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def watch_sink(
+    run: EngineRun, sink: Path, expected: int, progress: Progress, timeout: float = 900
+) -> dict[str, float]:
+    """Poll `sink` until it has `expected` lines; times since launch of the first and last line."""
+    first: float | None = None
+    last_report = time.monotonic()
+    while True:
+        done = count_lines(sink)
+        now = time.monotonic()
+        if done and first is None:
+            first = now
+        if done >= expected:
+            break
+        run.alive()
+        if now - run.started > timeout:
+            raise RuntimeError(f"{run.engine}: {done:,} of {expected:,} lines after {timeout} s")
+        if now - last_report > 5:
+            progress(f"{run.engine}: {done:,} / {expected:,} lines in the sink")
+            last_report = now
+        time.sleep(0.05)
+    assert first is not None
+    return {"first_line_s": first - run.started, "last_line_s": now - run.started}

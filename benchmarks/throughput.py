@@ -1,0 +1,171 @@
+"""Scenarios 1 and 2: how many lines per second the file pipeline moves, kconnect against Java.
+
+FileStreamSource -> Kafka -> FileStreamSink on the same broker, the same files and the same input
+for both engines, each round on a fresh topic. The rate counts lines from the first line in the
+sink file to the last, so start-up is not in it; start-up is reported apart (start -> first sink
+line).
+
+* `throughput`: one source connector, one sink task, one partition, 1,000,000 lines of 100 bytes,
+  for each converter setting (JsonConverter schemas off and on, StringConverter).
+* `parallel`: N source connectors (FileStreamSource runs one task per file, so N files need N
+  connectors) into one topic of N partitions, and one FileStreamSink with ``tasks.max=N``, for
+  N = 1, 2, 4; JsonConverter with schemas off.
+
+    tox -e bench -- throughput.py                  # both scenarios, 3 rounds
+    tox -e bench -- throughput.py --scenario throughput --rounds 1 --lines 200000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from engines import (
+    CONVERTERS,
+    ENGINES,
+    FILE_SINK,
+    FILE_SOURCE,
+    EngineRun,
+    KafkaBroker,
+    Progress,
+    create_topic,
+    fresh_topic,
+    watch_sink,
+    write_lines,
+)
+from report import summarize
+
+LINES = 1_000_000
+PARALLEL_LINES_PER_TASK = 500_000
+PARALLEL_TASKS = (1, 2, 4)
+
+
+def pipeline_round(
+    engine: str,
+    broker: KafkaBroker,
+    sources: list[Path],
+    lines_each: int,
+    converter: str,
+    folder: Path,
+    progress: Progress,
+) -> dict[str, float]:
+    """Move every line of `sources` through one fresh topic into one sink file; the round's figures."""
+    tasks = len(sources)
+    topic = fresh_topic(f"tp-{engine}")
+    create_topic(broker, topic, tasks)
+    sink = folder / "sink.txt"
+    connectors: list[dict[str, str]] = [
+        {
+            "name": f"source-{i}",
+            "connector.class": FILE_SOURCE,
+            "tasks.max": "1",
+            "file": str(s),
+            "topic": topic,
+        }
+        for i, s in enumerate(sources)
+    ]
+    connectors.append(
+        {
+            "name": "sink",
+            "connector.class": FILE_SINK,
+            "tasks.max": str(tasks),
+            "file": str(sink),
+            "topics": topic,
+        }
+    )
+    expected = lines_each * tasks
+    with EngineRun(engine, broker, folder, CONVERTERS[converter], connectors) as run:
+        times = watch_sink(run, sink, expected, progress)
+    if tasks == 1 and sink.read_bytes() != sources[0].read_bytes():
+        raise RuntimeError(f"{engine}: the sink file differs from the source file; see {folder}")
+    if tasks > 1 and sink.stat().st_size != sum(s.stat().st_size for s in sources):
+        raise RuntimeError(f"{engine}: the sink file has not every byte of the sources; see {folder}")
+    transfer = max(times["last_line_s"] - times["first_line_s"], 1e-6)
+    return {
+        "lines_per_s": expected / transfer,
+        "first_sink_line_s": times["first_line_s"],
+        "wall_s": times["last_line_s"],
+    }
+
+
+def run_throughput(
+    broker: KafkaBroker, rounds: int, progress: Progress, lines: int = LINES
+) -> dict[str, Any]:
+    """Scenario 1: raw figures per converter setting and engine."""
+    raw: dict[str, dict[str, dict[str, list[float]]]] = {}
+    with tempfile.TemporaryDirectory(prefix="kconnect-throughput-") as tmp:
+        source = Path(tmp) / "source.txt"
+        write_lines(source, lines)
+        for converter in CONVERTERS:
+            for r in range(rounds):
+                for engine in ENGINES:
+                    progress(f"throughput, {converter}, round {r + 1}/{rounds}: {engine}")
+                    figures = pipeline_round(
+                        engine,
+                        broker,
+                        [source],
+                        lines,
+                        converter,
+                        Path(tmp) / f"{engine}-{converter}-{r}",
+                        progress,
+                    )
+                    progress(f"  {engine}: {figures['lines_per_s']:,.0f} lines/s")
+                    for key, value in figures.items():
+                        raw.setdefault(converter, {}).setdefault(engine, {}).setdefault(key, []).append(value)
+    return raw
+
+
+def run_parallel(
+    broker: KafkaBroker, rounds: int, progress: Progress, lines_each: int = PARALLEL_LINES_PER_TASK
+) -> dict[str, Any]:
+    """Scenario 2: raw figures per task count and engine (JsonConverter, schemas off)."""
+    raw: dict[str, dict[str, dict[str, list[float]]]] = {}
+    with tempfile.TemporaryDirectory(prefix="kconnect-parallel-") as tmp:
+        sources = [Path(tmp) / f"source-{i}.txt" for i in range(max(PARALLEL_TASKS))]
+        for i, source in enumerate(sources):
+            write_lines(source, lines_each, start=i * lines_each)
+        for tasks in PARALLEL_TASKS:
+            case = f"{tasks} task{'s' if tasks > 1 else ''}"
+            for r in range(rounds):
+                for engine in ENGINES:
+                    progress(f"parallel, {case}, round {r + 1}/{rounds}: {engine}")
+                    figures = pipeline_round(
+                        engine,
+                        broker,
+                        sources[:tasks],
+                        lines_each,
+                        "json, schemas off",
+                        Path(tmp) / f"{engine}-{tasks}-{r}",
+                        progress,
+                    )
+                    progress(f"  {engine}: {figures['lines_per_s']:,.0f} lines/s")
+                    for key, value in figures.items():
+                        raw.setdefault(case, {}).setdefault(engine, {}).setdefault(key, []).append(value)
+    return raw
+
+
+def main() -> int:
+    """Run the scenarios on a broker of their own and print the summaries."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--scenario", choices=("throughput", "parallel", "both"), default="both")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--lines", type=int, default=LINES)
+    args = parser.parse_args()
+    results = {}
+    with KafkaBroker(heap="1g") as broker:
+        if args.scenario in ("throughput", "both"):
+            results["throughput"] = summarize(run_throughput(broker, args.rounds, print, args.lines))
+        if args.scenario in ("parallel", "both"):
+            results["parallel"] = summarize(run_parallel(broker, args.rounds, print, args.lines // 2))
+    print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
