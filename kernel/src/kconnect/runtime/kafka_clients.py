@@ -10,6 +10,8 @@ aiokafka's classes satisfy them, and unit tests of the loops' logic pass fakes.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -229,6 +231,18 @@ class ProducerClient(Protocol):
     async def partitions_for(self, topic: str) -> Any:
         """The partition numbers of `topic`."""
         ...
+
+
+async def refresh_metadata(consumer: Any) -> None:
+    """Ask the broker for topic metadata now, instead of at the next ``metadata.max.age.ms``.
+
+    aiokafka has no public call for it; a client without its `_client` (a test double) is left alone.
+    Waits at most a second: a broker that does not answer is the regular refresh's to retry.
+    """
+    client = getattr(consumer, "_client", None)
+    if client is not None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(client.force_metadata_update(), 1.0)
 
 
 class ConsumerClient(Protocol):

@@ -55,6 +55,7 @@ from kconnect.runtime.kafka_clients import (
     broker_unreachable,
     consumer_kwargs,
     create_consumer,
+    refresh_metadata,
 )
 from kconnect.runtime.sink_offsets import DeliveryBatch, SinkOffsets
 from kconnect.runtime.sink_records import SinkRecordBuilder
@@ -73,6 +74,11 @@ REBALANCE_COMMIT_ERRORS = (
 )
 #: How long one `getmany` waits for records.
 POLL_TIMEOUT_MS = 200
+#: For this long after it subscribes, a sink with nothing assigned asks for metadata every
+#: `TOPIC_LOOKUP_INTERVAL_S`, so the first record of a topic created after it started arrives
+#: within a fraction of a second (Java's consumer retries unknown topics at its retry backoff).
+TOPIC_LOOKUP_PERIOD_S = 30.0
+TOPIC_LOOKUP_INTERVAL_S = 0.25
 #: Wait before offering a batch again after RetriableError, when the task set no `context.timeout`.
 DEFAULT_RETRY_MS = 1000
 
@@ -139,6 +145,8 @@ class SinkLoop:
         self._paused = False
         self._closed = False
         self._listener_error: BaseException | None = None
+        self._lookup_until = 0.0
+        self._next_lookup = 0.0
 
     async def run(self) -> None:
         """Start the task, deliver records until STOPPED, then commit and stop everything."""
@@ -167,6 +175,7 @@ class SinkLoop:
         listener = _Rebalance(self)
         if topics:
             self.consumer.subscribe(topics=topics, listener=listener)
+            self._lookup_until = time.monotonic() + TOPIC_LOOKUP_PERIOD_S
         elif config.get("topics.regex"):
             self.consumer.subscribe(pattern=re.compile(config["topics.regex"]).pattern, listener=listener)
         else:
@@ -181,6 +190,7 @@ class SinkLoop:
             if self._redelivery is not None:
                 await self._retry_redelivery()
             else:
+                await self._look_for_topics()
                 revocations = self._revocations
                 fetched = await self.consumer.getmany(timeout_ms=POLL_TIMEOUT_MS)
                 self._raise_listener_error()
@@ -189,6 +199,13 @@ class SinkLoop:
             if time.monotonic() >= next_commit or self.context.commit_requested:
                 await self.commit()
                 next_commit = time.monotonic() + self.flush_interval_s
+
+    async def _look_for_topics(self) -> None:
+        now = time.monotonic()
+        if now >= self._lookup_until or now < self._next_lookup or self.consumer.assignment():
+            return
+        self._next_lookup = now + TOPIC_LOOKUP_INTERVAL_S
+        await refresh_metadata(self.consumer)
 
     # --- pause / resume --------------------------------------------------------------------------
 
