@@ -84,6 +84,7 @@ def _label(command: str) -> str:
 
 def measure(engine: str, broker: KafkaBroker, converter: str, folder: Path) -> None:
     """Run the pipeline and print the CPU split over a warm 10 s window."""
+    folder.mkdir(parents=True)
     source, sink = folder / "in.txt", folder / "out.txt"
     write_lines(source, LINES)
     topic = fresh_topic(f"cpu-{engine}")
