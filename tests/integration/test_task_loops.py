@@ -71,3 +71,31 @@ def test_a_sink_paused_longer_than_max_poll_interval_keeps_its_group_membership(
     time.sleep(2)  # a redelivery would show up now
     assert sink_file.read_bytes() == source_file.read_bytes(), "lines lost, reordered or written twice"
     assert group_members(kafka_bootstrap, group) == ("Stable", members), "resuming caused a rebalance"
+
+
+def test_a_sink_started_before_its_topic_exists_gets_the_first_records_within_seconds(
+    connectors: Connectors,
+) -> None:
+    """The sink asks for metadata every 250 ms while nothing is assigned, for 30 s after it starts.
+
+    Its periodic refresh is set to a minute here, so only that lookup can find the topic in time.
+    """
+    worker = connectors.worker
+    source_file, sink_file = connectors.workdir / "in.txt", connectors.workdir / "out.txt"
+    sink = connectors.name("sink")
+    connectors.create(
+        sink,
+        {
+            "connector.class": "FileStreamSink",
+            "file": str(sink_file),
+            "topics": connectors.topic,
+            "consumer.override.metadata.max.age.ms": "60000",
+        },
+    )
+    worker.wait_for_state(sink, "RUNNING", tasks=1)
+    time.sleep(2)  # subscribed, and the topic is still unknown to the broker
+    source_file.write_text(lines(0, 10), encoding="utf-8")
+    connectors.source(connectors.name("src"), source_file)  # its first record creates the topic
+    created = time.monotonic()
+    worker.wait_for("the 10 lines in the sink file", lambda: count_lines(sink_file) == 10, timeout=60)
+    assert time.monotonic() - created < 15, "the sink found its new topic only at its periodic refresh"
