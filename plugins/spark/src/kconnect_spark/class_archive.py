@@ -116,7 +116,6 @@ def build_in_background(conf: Mapping[str, str], archive: Path) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        preexec_fn=lambda: os.nice(19),
     )
     log.info("Building the Spark class-data archive %s in the background; later starts are faster", archive)
 
@@ -153,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("archive", type=Path)
     parser.add_argument("--conf", action="append", default=[])
     args = parser.parse_args(argv)
+    # Lowered here, not through Popen's preexec_fn, which is unsafe in the worker's threaded process.
+    os.nice(19)
     conf = dict(item.split("=", 1) for item in args.conf)
     try:
         build(args.archive, conf)
