@@ -28,37 +28,13 @@ from engines import (
     count_lines,
     create_topic,
     fresh_topic,
+    process_tree,
+    processes,
     write_lines,
 )
 
 LINES = 3_000_000
 WINDOW_S = 10.0
-
-
-def _processes() -> dict[int, tuple[int, str]]:
-    """Every process: pid -> (parent pid, command line)."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                command = (entry / "cmdline").read_text().replace("\0", " ")
-            except OSError:
-                continue
-            found[int(entry.name)] = (parent, command)
-    return found
-
-
-def _tree(pid: int, table: dict[int, tuple[int, str]]) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for child, (parent, _) in table.items():
-        children.setdefault(parent, []).append(child)
-    result, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        result.append(current)
-        todo.extend(children.get(current, []))
-    return result
 
 
 def _cpu_s(pid: int) -> float:
@@ -97,9 +73,9 @@ def measure(engine: str, broker: KafkaBroker, converter: str, folder: Path) -> N
         while count_lines(sink) < 300_000:
             run.alive()
             time.sleep(0.1)
-        table = _processes()
+        table = processes()
         assert run.process is not None
-        pids = _tree(run.process.pid, table) + [p for p, (_, c) in table.items() if "kafka.Kafka" in c]
+        pids = process_tree(run.process.pid, table) + [p for p, (_, c) in table.items() if "kafka.Kafka" in c]
         before, lines_before, started = {p: _cpu_s(p) for p in pids}, count_lines(sink), time.monotonic()
         time.sleep(WINDOW_S)
         after, lines_after, ended = {p: _cpu_s(p) for p in pids}, count_lines(sink), time.monotonic()

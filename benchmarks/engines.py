@@ -84,6 +84,33 @@ def create_topic(broker: KafkaBroker, topic: str, partitions: int) -> None:
     asyncio.run(create())
 
 
+def processes() -> dict[int, tuple[int, str]]:
+    """Every process now running: pid -> (parent pid, command line), from /proc."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                command = (entry / "cmdline").read_text().replace("\0", " ")
+            except OSError:
+                continue
+            found[int(entry.name)] = (parent, command)
+    return found
+
+
+def process_tree(pid: int, table: dict[int, tuple[int, str]] | None = None) -> list[int]:
+    """`pid` and all its descendants (from `table`, default: `processes()` now)."""
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in (processes() if table is None else table).items():
+        children.setdefault(parent, []).append(child)
+    result, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        result.append(current)
+        todo.extend(children.get(current, []))
+    return result
+
+
 def fresh_topic(stem: str) -> str:
     """A topic name no earlier run used."""
     return f"{stem}-{time.monotonic_ns()}"

@@ -30,6 +30,7 @@ import httpx
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
+from engines import process_tree  # noqa: E402
 from file_pipeline import free_port, kconnect_command, write_worker_file  # noqa: E402
 from kafka_broker import KafkaBroker, java_connect_command  # noqa: E402
 
@@ -38,38 +39,13 @@ LINES_PER_CONNECTOR = 1000
 
 def tree_rss_mb(pid: int) -> float:
     """Resident memory of `pid` and all its descendants, in MiB (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-    total_pages, todo = 0, [pid]
-    while todo:
-        current = todo.pop()
+    total_pages = 0
+    for current in process_tree(pid):
         try:
             total_pages += int((Path("/proc") / str(current) / "statm").read_text().split()[1])
         except OSError:
             continue
-        todo.extend(children.get(current, []))
     return total_pages * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def tree_size(pid: int) -> int:
-    """How many processes `pid`'s tree has."""
-    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True, check=True).stdout
-    children: dict[int, list[int]] = {}
-    for line in out.splitlines():
-        child, parent = map(int, line.split())
-        children.setdefault(parent, []).append(child)
-    count, todo = 0, [pid]
-    while todo:
-        count += 1
-        todo.extend(children.get(todo.pop(), []))
-    return count
 
 
 async def topic_records(bootstrap: str, topic: str) -> int:
@@ -156,7 +132,7 @@ def run_engine(engine: str, broker: KafkaBroker, counts: list[int], work: Path) 
             step = {
                 "tasks": count,
                 "rss_mb": round(tree_rss_mb(process.pid), 1),
-                "processes": tree_size(process.pid),
+                "processes": len(process_tree(process.pid)),
                 "to_running_s": round(running_s, 2),
                 "records": asyncio.run(topic_records(broker.bootstrap_servers, topic)),
             }
