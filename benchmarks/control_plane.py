@@ -42,8 +42,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
-from file_pipeline import count_lines, free_port, kconnect_command, write_pipeline_files  # noqa: E402
-from kafka_broker import KafkaBroker, java_connect_command  # noqa: E402
+from engines import CONVERTERS, FILE_SINK, FILE_SOURCE, EngineRun  # noqa: E402
+from file_pipeline import count_lines  # noqa: E402
+from kafka_broker import KafkaBroker  # noqa: E402
 
 ENGINES = ("java", "kconnect")
 FIGURES = (
@@ -55,7 +56,7 @@ FIGURES = (
     "connectors_p99_ms",
 )
 LINES = 1000
-SOURCE_CONNECTOR = "local-file-source"  # the name write_pipeline_files gives the source
+SOURCE_CONNECTOR = "local-file-source"  # the name Kafka's sample file gives the source
 START_TIMEOUT_S = 180.0
 POLL_S = 0.02
 
@@ -100,16 +101,6 @@ def http_status(url: str) -> int | None:
         return None
 
 
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM and wait (SIGKILL after 60 s)."""
-    process.terminate()
-    try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 def run_engine(
     engine: str,
     broker: KafkaBroker,
@@ -127,54 +118,44 @@ def run_engine(
     source.write_text(
         "".join(f"line {i:04d}: the quick brown fox jumps over the lazy dog\n" for i in range(LINES))
     )
-    port = free_port()
-    worker, src, snk = write_pipeline_files(
-        out, bootstrap=broker.bootstrap_servers, rest_port=port, source=source, sink=sink, topic=out.name
-    )
-    if engine == "kconnect":
-        command = kconnect_command(worker, src, snk)
-    else:
-        command = java_connect_command(worker, src, snk, heap="1g")
-    base = f"http://127.0.0.1:{port}"
+    connectors = [
+        {"name": SOURCE_CONNECTOR, "connector.class": FILE_SOURCE, "file": str(source), "topic": out.name},
+        {"name": "local-file-sink", "connector.class": FILE_SINK, "file": str(sink), "topics": out.name},
+    ]
     figures: dict[str, float] = {}
-    with (out / "worker.log").open("w") as log:
-        started = time.monotonic()
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=out)
-        try:
-            while True:
-                now = time.monotonic() - started
-                if "rest_up_s" not in figures and http_status(f"{base}/") == 200:
-                    figures["rest_up_s"] = round(now, 3)
-                    progress(f"  {engine:8s} REST up after {now:.2f} s")
-                lines = count_lines(sink)
-                if "first_sink_line_s" not in figures and lines > 0:
-                    figures["first_sink_line_s"] = round(now, 3)
-                    progress(f"  {engine:8s} first sink line after {now:.2f} s")
-                if lines >= LINES and "rest_up_s" in figures:
-                    break
-                if process.poll() is not None:
-                    raise RuntimeError(f"{engine} exited early; see {out / 'worker.log'}")
-                if now > START_TIMEOUT_S:
-                    raise RuntimeError(f"{engine}: not every line in the sink file; see {out / 'worker.log'}")
-                time.sleep(POLL_S)
-            progress(f"  {engine:8s} all {LINES:,} lines in the sink after {now:.2f} s")
-            urls = {
-                "status": f"{base}/connectors/{SOURCE_CONNECTOR}/status",
-                "connectors": f"{base}/connectors",
-            }
-            for name, url in urls.items():
-                if warmup_s > 0:
-                    wrk(url, duration_s=warmup_s, connections=connections)
-                result = wrk(url, duration_s=duration_s, connections=connections)
-                figures[f"{name}_rps"] = round(result["rps"], 1)
-                figures[f"{name}_p99_ms"] = round(result["p99_ms"], 2)
-                progress(
-                    f"  {engine:8s} GET {url.removeprefix(base)}: {result['rps']:,.0f} req/s, "
-                    f"p99 {result['p99_ms']:.1f} ms"
-                    + (f", {result['socket_errors']:.0f} socket errors" if result["socket_errors"] else "")
-                )
-        finally:
-            stop(process)
+    with EngineRun(engine, broker, out, CONVERTERS["json, schemas on"], connectors) as run:
+        base = run.url
+        while True:
+            now = time.monotonic() - run.started
+            if "rest_up_s" not in figures and http_status(f"{base}/") == 200:
+                figures["rest_up_s"] = round(now, 3)
+                progress(f"  {engine:8s} REST up after {now:.2f} s")
+            lines = count_lines(sink)
+            if "first_sink_line_s" not in figures and lines > 0:
+                figures["first_sink_line_s"] = round(now, 3)
+                progress(f"  {engine:8s} first sink line after {now:.2f} s")
+            if lines >= LINES and "rest_up_s" in figures:
+                break
+            run.alive()
+            if now > START_TIMEOUT_S:
+                raise RuntimeError(f"{engine}: not every line in the sink file; see {out / 'worker.log'}")
+            time.sleep(POLL_S)
+        progress(f"  {engine:8s} all {LINES:,} lines in the sink after {now:.2f} s")
+        urls = {
+            "status": f"{base}/connectors/{SOURCE_CONNECTOR}/status",
+            "connectors": f"{base}/connectors",
+        }
+        for name, url in urls.items():
+            if warmup_s > 0:
+                wrk(url, duration_s=warmup_s, connections=connections)
+            result = wrk(url, duration_s=duration_s, connections=connections)
+            figures[f"{name}_rps"] = round(result["rps"], 1)
+            figures[f"{name}_p99_ms"] = round(result["p99_ms"], 2)
+            progress(
+                f"  {engine:8s} GET {url.removeprefix(base)}: {result['rps']:,.0f} req/s, "
+                f"p99 {result['p99_ms']:.1f} ms"
+                + (f", {result['socket_errors']:.0f} socket errors" if result["socket_errors"] else "")
+            )
     return figures
 
 
