@@ -10,9 +10,14 @@ from __future__ import annotations
 class ConnectError(Exception):
     """Base class of every error kconnect or a plugin raises on purpose."""
 
+    #: The Kafka exception this one stands for: error reports (DLQ headers) name it, as Java's do.
+    java_class_name = "org.apache.kafka.connect.errors.ConnectException"
+
 
 class DataError(ConnectError):
     """A value does not match its schema, or bytes cannot be converted (Kafka's DataException)."""
+
+    java_class_name = "org.apache.kafka.connect.errors.DataException"
 
 
 class SchemaBuilderError(DataError):
@@ -21,6 +26,8 @@ class SchemaBuilderError(DataError):
 
 class RetriableError(ConnectError):
     """A transient failure: the framework retries the operation instead of failing the task."""
+
+    java_class_name = "org.apache.kafka.connect.errors.RetriableException"
 
 
 class IllegalWorkerStateError(ConnectError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from typing import Any, Protocol
 
 from kconnect.records import SinkRecord, SourceRecord
@@ -61,8 +62,27 @@ class TopicPartition(tuple[str, int]):
         return self[1]
 
 
+class ErrantRecordReporter(Protocol):
+    """Sends records a sink task could not handle to the connector's error reporting (Kafka's
+    ErrantRecordReporter): the dead letter queue and the log, as ``errors.*`` configure them."""
+
+    def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
+        """Report `record` as failed with `error`, from `put` (any thread).
+
+        The returned future is done when the report is written (the framework also waits for it
+        before committing the record's offset). Raises ConnectError ("Tolerance exceeded in error
+        handler") when the connector has ``errors.tolerance=none``: let it propagate to fail the task.
+        """
+        ...
+
+
 class SinkTaskContext(Protocol):
     """What the framework offers a running sink task."""
+
+    def errant_record_reporter(self) -> ErrantRecordReporter | None:
+        """The reporter for records `put` cannot handle; None when the connector configures neither
+        a dead letter queue nor error logging (Kafka's ``errantRecordReporter()``)."""
+        ...
 
     @property
     def configs(self) -> Mapping[str, str]:

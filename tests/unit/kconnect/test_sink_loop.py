@@ -20,6 +20,7 @@ from aiokafka.errors import (
 )
 from aiokafka.structs import TopicPartition as KTP
 from kconnect import RetriableError, SinkRecord, SinkTask, TopicPartition
+from kconnect.errors import ConnectError
 from kconnect.herder.model import TargetState
 from kconnect.runtime.sink_loop import SinkLoop
 
@@ -182,8 +183,10 @@ async def test_a_failing_transform_fails_the_task_without_tolerance() -> None:
     consumer = FakeConsumer()
     consumer.append("t", 0, "keep", "boom")
     running = await Running(consumer, {"transforms": "f", "transforms.f.type": "DropOrFail"}).start({T0})
-    with pytest.raises(ValueError, match="cannot transform 'boom'"):
+    with pytest.raises(ConnectError, match="Tolerance exceeded in error handler") as failed:
         await asyncio.wait_for(running.run, 5)  # type: ignore[arg-type]
+    assert isinstance(failed.value.__cause__, ValueError)
+    assert "cannot transform 'boom'" in str(failed.value.__cause__)
     assert consumer.group_offsets == {}, "nothing of the failed batch is committed"
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from kconnect import SourceRecord, SourceTask
 from kconnect.data.schema import STRING_SCHEMA
-from kconnect.errors import RetriableError
+from kconnect.errors import ConnectError, RetriableError
 from kconnect.herder.model import TargetState
 from kconnect.runtime.source_loop import SourceLoop
 from kconnect.storage import StoreError
@@ -181,8 +181,10 @@ async def test_a_failing_transform_fails_the_task_with_tolerance_none() -> None:
     control, producer = MemoryControl(), FakeProducer()
     config = {"transforms": "f", "transforms.f.type": "DropOrFail"}
     loop = make_loop(control, producer, [[rec("a", position=1)], [rec("boom", position=2)]], config)
-    with pytest.raises(ValueError, match="cannot transform 'boom'"):
+    with pytest.raises(ConnectError, match="Tolerance exceeded in error handler") as failed:
         await loop.run()
+    assert isinstance(failed.value.__cause__, ValueError)
+    assert "cannot transform 'boom'" in str(failed.value.__cause__)
     assert producer.values("t") == [b"a"]
     assert control.stored_offset(A) == {"position": 1}, "what Kafka acknowledged is still committed"
 

@@ -49,7 +49,9 @@ from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.plugin_host import PluginHost
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
-from kconnect.runtime.error_tolerance import ErrorTolerance
+from kconnect.runtime.dead_letter_queue import DeadLetterQueue, DeadLetterQueueConfig
+from kconnect.runtime.errant_records import LoopErrantRecordReporter
+from kconnect.runtime.error_handling import ErrorHandler, ErrorReporter
 from kconnect.runtime.kafka_clients import (
     ConsumerClient,
     broker_unreachable,
@@ -128,9 +130,22 @@ class SinkLoop:
         self.control = control
         self.plugins: TaskPlugins = build_task_plugins(host, spec.worker, spec.connector_config)
         self.task = _load_task(host, spec)
-        self.context = LoopSinkTaskContext(spec.task_config)
+        dlq = DeadLetterQueueConfig.from_config(spec.connector_config)
+        self.dlq: DeadLetterQueue | None = None
+        if dlq is not None:
+            self.dlq = DeadLetterQueue(
+                dlq, spec.id.connector, spec.id.task, spec.worker, spec.connector_config
+            )
+        reporters: tuple[ErrorReporter, ...] = (self.dlq,) if self.dlq else ()
+        self.errors = ErrorHandler.for_connector(str(spec.id), spec.connector_config, *reporters)
+        self.errant: LoopErrantRecordReporter | None = None
+        if self.dlq or self.errors.policy.log_enable:
+            self.errant = LoopErrantRecordReporter(self.errors, self.plugins)
+        self.context = LoopSinkTaskContext(spec.task_config, self.errant)
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
-        self.builder = SinkRecordBuilder(self.plugins, ErrorTolerance(spec.connector_config))
+        self.builder = SinkRecordBuilder(self.plugins, self.errors)
+        #: A retry may sleep: then records are converted off the event loop, which keeps the consumer alive.
+        self._convert_in_thread = self.errors.policy.retries
         group = sink_group_id(spec.id.connector)
         settings = consumer_kwargs(spec.worker, spec.connector_config, group)
         self.keep_alive_s = min(0.5, settings.get("max_poll_interval_ms", 300_000) / 4000)
@@ -151,6 +166,8 @@ class SinkLoop:
     async def run(self) -> None:
         """Start the task, deliver records until STOPPED, then commit and stop everything."""
         self.task.initialize(self.context)
+        if self.dlq is not None:
+            await self.dlq.start()
         await self.consumer.start()
         try:
             await asyncio.to_thread(self.task.start, self.spec.task_config)
@@ -167,6 +184,8 @@ class SinkLoop:
         finally:
             self.plugins.close()
             await self.consumer.stop()
+            if self.dlq is not None:
+                await self.dlq.stop()
         log.info("Sink task %s stopped after delivering %d records", self.spec.id, self.records_put)
 
     def _subscribe(self) -> None:
@@ -259,7 +278,11 @@ class SinkLoop:
         for tp in fetched:
             if self.topics.is_new(tp.topic):
                 await self.control.topic_used(tp.topic)
-        batch = self.builder.batch({TopicPartition(tp.topic, tp.partition): m for tp, m in fetched.items()})
+        ours = {TopicPartition(tp.topic, tp.partition): m for tp, m in fetched.items()}
+        if self._convert_in_thread:
+            batch = await asyncio.to_thread(self.builder.batch, ours)
+        else:
+            batch = self.builder.batch(ours)
         async with self._task_lock:
             if revocations != self._revocations:
                 # The batch may come from before the rebalance or from the new assignment (aiokafka
@@ -285,6 +308,8 @@ class SinkLoop:
 
     async def _put_locked(self, batch: DeliveryBatch) -> None:
         """Offer `batch` to `put` (the task lock is held); on RetriableError keep it for later."""
+        if self.errant is not None:
+            self.errant.consumed = batch.consumed
         try:
             await asyncio.to_thread(self.task.put, batch.records)
         except RetriableError:
@@ -314,6 +339,8 @@ class SinkLoop:
         self.context.commit_requested = False
         if not self.offsets.current:
             return
+        # Kafka must hold the dead-letter copies of skipped records before their offsets are committed.
+        await self.errors.flush()
         safe = await asyncio.to_thread(self.task.pre_commit, dict(self.offsets.current))
         to_commit = self.offsets.to_commit(safe, self.context.assigned)
         if not to_commit:

@@ -9,8 +9,9 @@ successful commit. A commit that failed leaves `committed` as it was, so the nex
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
+from typing import Any
 
 from kconnect.records import SinkRecord
 from kconnect.task import TopicPartition
@@ -79,6 +80,8 @@ class DeliveryBatch:
     next_offsets: dict[TopicPartition, int]
     #: When `put` raised RetriableError: the monotonic time of the next attempt.
     retry_at: float = 0.0
+    #: The fetched messages, per partition in offset order: what an errant record was consumed as.
+    consumed: Mapping[TopicPartition, Sequence[Any]] = field(default_factory=dict)
 
     def drop(self, partitions: Set[TopicPartition]) -> None:
         """Forget records of revoked partitions: their new owner reads them from the committed offset."""

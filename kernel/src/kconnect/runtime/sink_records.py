@@ -1,9 +1,11 @@
 """Turns fetched Kafka messages into the batch a sink task's `put` receives.
 
 The sink loop calls `SinkRecordBuilder.batch` once per fetch: each message goes through the
-header, key and value converters, then the transformation chain. Under ``errors.tolerance=all`` a
-message that fails either step is skipped (and logged); otherwise the error fails the task. The
-batch's offsets cover every fetched message, skipped or dropped ones included.
+header, key and value converters, then the transformation chain. A message that fails a step goes
+to the task's `ErrorHandler` (retried, reported, then skipped or failing the task, as the
+connector's ``errors.*`` keys say). The batch's offsets cover every fetched message, skipped or
+dropped ones included, and the batch keeps the fetched messages so that a record the task reports
+as errant reaches the dead letter queue as the bytes it was consumed as.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kconnect.records import Headers, SinkRecord, TimestampType, positional_constructor
-from kconnect.runtime.error_tolerance import ErrorTolerance
+from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
 from kconnect.runtime.sink_offsets import DeliveryBatch
 from kconnect.runtime.task_plugins import TaskPlugins
 from kconnect.task import TopicPartition
@@ -25,11 +27,16 @@ _sink_record = positional_constructor(SinkRecord)
 class SinkRecordBuilder:
     """Converts and transforms fetched messages for one sink task."""
 
-    def __init__(self, plugins: TaskPlugins, errors: ErrorTolerance) -> None:
+    def __init__(self, plugins: TaskPlugins, errors: ErrorHandler) -> None:
         self._plugins = plugins
         self._errors = errors
         self._key = plugins.key_converter.to_connect_data
         self._value = plugins.value_converter.to_connect_data
+        self._classes = {
+            Stage.HEADER_CONVERTER: class_name(plugins.header_converter),
+            Stage.KEY_CONVERTER: class_name(plugins.key_converter),
+            Stage.VALUE_CONVERTER: class_name(plugins.value_converter),
+        }
 
     def batch(self, fetched: Mapping[TopicPartition, Sequence[Any]]) -> DeliveryBatch:
         """One fetch's messages (aiokafka ConsumerRecords, per partition, in offset order) as a batch."""
@@ -42,35 +49,41 @@ class SinkRecordBuilder:
                     records.append(record)
             if messages:
                 next_offsets[tp] = messages[-1].offset + 1
-        return DeliveryBatch(records, next_offsets)
+        return DeliveryBatch(records, next_offsets, consumed=fetched)
 
     def record(self, message: Any) -> SinkRecord | None:
         """One message as the task sees it; None if a transformation dropped it or it was skipped."""
         try:
-            record = self._convert(message)
-        except Exception:
-            self._errors.skip("conversion", f"{message.topic}-{message.partition}@{message.offset}")
-            return None
+            return self._convert_and_transform(message)
+        except StageError as failed:
+            return self._errors.recover(
+                failed, lambda: self._convert_and_transform(message), consumed=message
+            )
+
+    def _convert_and_transform(self, message: Any) -> SinkRecord | None:
+        record = self._convert(message)
         if not self._plugins.transforms:
             return record
-        try:
-            transformed = self._plugins.transform(record)
-        except Exception:
-            self._errors.skip("transformation", f"{message.topic}-{message.partition}@{message.offset}")
-            return None
+        transformed = self._plugins.transform(record)
         assert transformed is None or isinstance(transformed, SinkRecord)
         return transformed
 
     def _convert(self, message: Any) -> SinkRecord:
         topic = message.topic
         headers = Headers()
-        if message.headers:
-            convert = self._plugins.header_converter.to_connect_header
-            for key, raw in message.headers:
-                converted = convert(topic, key, raw)
-                headers.add(key, converted.value, converted.schema)
-        key = self._key(topic, message.key, headers)
-        value = self._value(topic, message.value, headers)
+        stage = Stage.HEADER_CONVERTER
+        try:
+            if message.headers:
+                convert = self._plugins.header_converter.to_connect_header
+                for key, raw in message.headers:
+                    converted = convert(topic, key, raw)
+                    headers.add(key, converted.value, converted.schema)
+            stage = Stage.KEY_CONVERTER
+            key = self._key(topic, message.key, headers)
+            stage = Stage.VALUE_CONVERTER
+            value = self._value(topic, message.value, headers)
+        except Exception as exc:
+            raise StageError(stage, self._classes[stage], exc) from exc
         partition, offset = message.partition, message.offset
         return _sink_record(
             topic,

@@ -35,7 +35,7 @@ from kconnect.plugin_host import PluginHost
 from kconnect.records import SourceRecord
 from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord, SendAbandoned
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
-from kconnect.runtime.error_tolerance import ErrorTolerance
+from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
 from kconnect.runtime.kafka_clients import ProducerClient, create_producer, delivery_policy
 from kconnect.runtime.submitted_records import SubmittedRecords, partition_key
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
@@ -43,6 +43,9 @@ from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
 from kconnect.task import SourceTask
 
 log = logging.getLogger(__name__)
+
+#: A record ready to send: as transformed, then its key, value and headers as bytes.
+_Prepared = tuple[SourceRecord, bytes | None, bytes | None, list[tuple[str, bytes]]]
 
 #: How long to wait before polling again when `poll` returned nothing.
 IDLE_BACKOFF_S = 0.05
@@ -76,7 +79,9 @@ class SourceLoop:
         self.submitted = SubmittedRecords()
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
         self.flush_timeout_s = int(spec.worker.get("offset.flush.timeout.ms", "5000")) / 1000
-        self.errors = ErrorTolerance(spec.connector_config)
+        self.errors = ErrorHandler.for_connector(str(spec.id), spec.connector_config)
+        #: A retry may sleep: then records are prepared off the event loop, which keeps sending.
+        self._convert_in_thread = self.errors.policy.retries
         self.producer = producer or create_producer(spec.worker, spec.connector_config)
         self.sender = BatchSender(
             self.producer,
@@ -137,26 +142,16 @@ class SourceLoop:
 
     async def _send_all(self, records: list[SourceRecord]) -> None:
         """Transform and convert a poll's records, then send them in per-partition batches."""
+        if self._convert_in_thread:
+            prepared = await asyncio.to_thread(self._prepare_all, records)
+        else:
+            prepared = self._prepare_all(records)
         outgoing: list[OutgoingRecord] = []
-        transforms = bool(self.plugins.transforms)
-        for original in records:
-            record: SourceRecord | None = original
-            if transforms:
-                try:
-                    record = self.plugins.transform(original)  # type: ignore[assignment]
-                except Exception:
-                    self.errors.skip("transformation", self._describe(original))
-                    record = None
-            if record is None:
+        for original, ready in zip(records, prepared, strict=True):
+            if ready is None:
                 self._drop(original)
                 continue
-            assert isinstance(record, SourceRecord)
-            try:
-                key, value, headers = self._convert(record)
-            except Exception:
-                self.errors.skip("conversion", self._describe(original))
-                self._drop(original)
-                continue
+            record, key, value, headers = ready
             submitted = self.submitted.submit(original.source_partition, original.source_offset)
             outgoing.append(
                 OutgoingRecord(
@@ -174,26 +169,51 @@ class SourceLoop:
         await self.sender.send(outgoing)
         self.records_sent += len(outgoing)
 
+    def _prepare_all(self, records: list[SourceRecord]) -> list[_Prepared | None]:
+        """Each record transformed and converted; None where it was dropped or skipped after an error."""
+        return [self._prepare(record) for record in records]
+
+    def _prepare(self, original: SourceRecord) -> _Prepared | None:
+        try:
+            return self._transform_and_convert(original)
+        except StageError as failed:
+            retry = lambda: self._transform_and_convert(original)  # noqa: E731
+            return self.errors.recover(failed, retry, source_record=original)
+
+    def _transform_and_convert(self, original: SourceRecord) -> _Prepared | None:
+        record = self.plugins.transform(original) if self.plugins.transforms else original
+        if record is None:
+            return None
+        assert isinstance(record, SourceRecord)
+        return (record, *self._convert(record))
+
     def _drop(self, record: SourceRecord) -> None:
         """A record that will not be sent counts as acknowledged: its offset is committed in turn."""
         self.submitted.ack(self.submitted.submit(record.source_partition, record.source_offset))
         self._commit_record(record, None)
 
-    def _describe(self, record: SourceRecord) -> str:
-        where = f"source partition {record.source_partition}, offset {record.source_offset}"
-        return f"a record of {self.spec.id} ({where})"
-
     def _convert(self, record: SourceRecord) -> tuple[bytes | None, bytes | None, list[tuple[str, bytes]]]:
         topic = record.topic
         headers = record.headers
-        key = self.plugins.key_converter.from_connect_data(topic, record.key_schema, record.key, headers)
-        value = self.plugins.value_converter.from_connect_data(
-            topic, record.value_schema, record.value, headers
-        )
-        wire_headers: list[tuple[str, bytes]] = []
-        if len(headers):
-            convert = self.plugins.header_converter.from_connect_header
-            wire_headers = [(h.key, convert(topic, h.key, h.schema, h.value) or b"") for h in headers]
+        plugins = self.plugins
+        stage = Stage.KEY_CONVERTER
+        try:
+            key = plugins.key_converter.from_connect_data(topic, record.key_schema, record.key, headers)
+            stage = Stage.VALUE_CONVERTER
+            value = plugins.value_converter.from_connect_data(
+                topic, record.value_schema, record.value, headers
+            )
+            wire_headers: list[tuple[str, bytes]] = []
+            if len(headers):
+                stage = Stage.HEADER_CONVERTER
+                convert = plugins.header_converter.from_connect_header
+                wire_headers = [(h.key, convert(topic, h.key, h.schema, h.value) or b"") for h in headers]
+        except Exception as exc:
+            converter = {
+                Stage.KEY_CONVERTER: plugins.key_converter,
+                Stage.VALUE_CONVERTER: plugins.value_converter,
+            }.get(stage, plugins.header_converter)
+            raise StageError(stage, class_name(converter), exc) from exc
         return key, value, wire_headers
 
     def _on_ack(self, batch: Sequence[OutgoingRecord], metadata: Any) -> None:

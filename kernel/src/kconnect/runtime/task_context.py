@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kconnect.runtime.control import TaskControl
-from kconnect.task import TopicPartition
+from kconnect.task import ErrantRecordReporter, TopicPartition
 
 
 class ControlOffsetReader:
@@ -59,8 +59,9 @@ class LoopSinkTaskContext:
     Partitions the task pauses stay paused across a pause/resume of the whole task.
     """
 
-    def __init__(self, configs: Mapping[str, str]) -> None:
+    def __init__(self, configs: Mapping[str, str], errant: ErrantRecordReporter | None = None) -> None:
         self._configs = configs
+        self._errant = errant
         self.assigned: set[TopicPartition] = set()
         self.offset_resets: dict[TopicPartition, int] = {}
         #: The partitions the task paused; the loop keeps the consumer's pauses in line with it.
@@ -72,6 +73,10 @@ class LoopSinkTaskContext:
     def configs(self) -> Mapping[str, str]:
         """The task's configuration."""
         return self._configs
+
+    def errant_record_reporter(self) -> ErrantRecordReporter | None:
+        """The reporter for records `put` cannot handle; None without a DLQ or error logging."""
+        return self._errant
 
     def assignment(self) -> set[TopicPartition]:
         """The partitions this task currently consumes."""

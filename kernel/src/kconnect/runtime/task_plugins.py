@@ -17,6 +17,7 @@ from kconnect.converter import Converter, HeaderConverter
 from kconnect.errors import ConnectError
 from kconnect.plugin_host import PluginHost, PluginType
 from kconnect.records import ConnectRecord
+from kconnect.runtime.error_handling import Stage, StageError, class_name
 from kconnect.transform import Predicate, Transformation
 
 
@@ -63,12 +64,19 @@ class TaskPlugins:
     transforms: list[TransformStep]
 
     def transform(self, record: ConnectRecord) -> ConnectRecord | None:
-        """Run the chain; None when a transformation dropped the record."""
+        """Run the chain; None when a transformation dropped the record.
+
+        Raises `StageError` (stage TRANSFORMATION, the failing transformation's class) on a failure.
+        """
         current: ConnectRecord | None = record
-        for step in self.transforms:
-            if current is None:
-                return None
-            current = step.apply(current)
+        step = None
+        try:
+            for step in self.transforms:
+                if current is None:
+                    return None
+                current = step.apply(current)
+        except Exception as exc:
+            raise StageError(Stage.TRANSFORMATION, class_name(step.transform if step else None), exc) from exc
         return current
 
     def close(self) -> None:
