@@ -54,6 +54,8 @@ class RecordingSinkTask(SinkTask):
         self.closed: list[set[TopicPartition]] = []
         self.on_put: Callable[[], None] = lambda: None
         self.in_put = threading.Event()
+        #: Records whose value starts with this go to the ErrantRecordReporter instead.
+        self.errant_prefix: str | None = None
 
     def put(self, records: Sequence[SinkRecord]) -> None:
         started = time.monotonic()
@@ -63,7 +65,13 @@ class RecordingSinkTask(SinkTask):
             if self.retriable_failures:
                 self.retriable_failures -= 1
                 raise RetriableError("the external system is busy")
-            self.values += [r.value for r in records]
+            reporter = self.context.errant_record_reporter()
+            for record in records:
+                if self.errant_prefix and record.value.startswith(self.errant_prefix):
+                    assert reporter is not None
+                    reporter.report(record, ValueError(f"cannot write {record.value}"))
+                else:
+                    self.values.append(record.value)
             self.on_put()
         finally:
             self.in_put.clear()
@@ -177,6 +185,49 @@ async def test_records_dropped_or_skipped_still_advance_the_committed_offset() -
     await wait_until(lambda: consumer.group_offsets.get(T0) == 4)
     await running.stop()
     assert running.task.values == ["keep"]
+
+
+async def test_errant_records_are_reported_and_skipped_and_their_offsets_committed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    consumer = FakeConsumer()
+    consumer.append("t", 0, "a0", "bad1", "a2", "bad3")
+    config = {"errors.tolerance": "all", "errors.log.enable": "true", "errors.log.include.messages": "true"}
+
+    def configure(task: RecordingSinkTask) -> None:
+        task.errant_prefix = "bad"
+
+    running = await Running(consumer, config, configure=configure).start({T0})
+    await wait_until(lambda: consumer.group_offsets.get(T0) == 4)
+    await running.stop()
+    assert running.task.values == ["a0", "a2"]
+    reported = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Error encountered")]
+    assert reported == [
+        f"Error encountered in task {running.loop.spec.id}. Executing stage 'TASK_PUT' with class "
+        f"'org.apache.kafka.connect.sink.SinkTask', where consumed record is {{topic='t', partition=0, "
+        f"offset={offset}, timestamp=0, timestampType=CreateTime}}."
+        for offset in (1, 3)
+    ]
+
+
+async def test_an_errant_record_without_tolerance_fails_the_task() -> None:
+    consumer = FakeConsumer()
+    consumer.append("t", 0, "a0", "bad1")
+
+    def configure(task: RecordingSinkTask) -> None:
+        task.errant_prefix = "bad"
+
+    running = await Running(consumer, {"errors.log.enable": "true"}, configure=configure).start({T0})
+    with pytest.raises(ConnectError, match="Tolerance exceeded in error handler") as failed:
+        await asyncio.wait_for(running.run, 5)  # type: ignore[arg-type]
+    assert isinstance(failed.value.__cause__, ValueError)
+    assert consumer.group_offsets == {}
+
+
+async def test_there_is_no_errant_record_reporter_without_a_dlq_or_error_log() -> None:
+    running = await Running(FakeConsumer(), {"errors.tolerance": "all"}).start({T0})
+    assert running.task.context.errant_record_reporter() is None
+    await running.stop()
 
 
 async def test_a_failing_transform_fails_the_task_without_tolerance() -> None:
