@@ -6,6 +6,9 @@ Importable (``KafkaBroker``, ``fetch_jars``, ``java_connect_classpath``, ``java_
     python scripts/kafka_broker.py start [--port N] [--data DIR]
     python scripts/kafka_broker.py run-java-connect worker.properties connector.properties [...]
 
+`KafkaBroker` can also open a SASL_PLAINTEXT listener with SCRAM users (``scram_users``, created by
+the storage format) and an SSL listener on a PEM key store (``tls``), for tests of secured clients.
+
 Kafka's jars come from Maven Central through ``mvn`` and are cached in
 ``$KCONNECT_CACHE/kafka-<version>/libs`` (default ``<repo>/.cache/kafka-<version>/libs``). The same
 jars carry Kafka Connect's runtime and the ``connect-file`` and ``connect-json`` plugins, so Java's
@@ -31,7 +34,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -62,11 +66,11 @@ _SERVER_PROPERTIES = """\
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:{controller_port}
-listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}
-advertised.listeners=PLAINTEXT://127.0.0.1:{port}
+listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}{extra_listeners}
+advertised.listeners=PLAINTEXT://127.0.0.1:{port}{extra_advertised}
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT{extra_protocols}
 log.dirs={log_dirs}
 num.partitions=1
 auto.create.topics.enable=true
@@ -80,6 +84,23 @@ transaction.state.log.num.partitions=1
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms={initial_rebalance_delay_ms}
+{security}"""
+
+_SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
+_SCRAM_LISTENER = """\
+sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
+listener.name.sasl_plaintext.sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
+listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=\
+org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=\
+org.apache.kafka.common.security.scram.ScramLoginModule required;
+"""
+_SSL_LISTENER = """\
+listener.name.ssl.ssl.keystore.type=PEM
+listener.name.ssl.ssl.keystore.location={keystore}
+listener.name.ssl.ssl.truststore.type=PEM
+listener.name.ssl.ssl.truststore.location={truststore}
+listener.name.ssl.ssl.client.auth={client_auth}
 """
 
 _LOG4J2_FILE = """\
@@ -127,6 +148,17 @@ _POM = """\
 
 class KafkaBrokerError(RuntimeError):
     """Fetching jars, formatting storage or starting the broker failed; the message says where to look."""
+
+
+@dataclass(frozen=True)
+class BrokerTls:
+    """The SSL listener's PEM stores: the broker's key and certificate chain in one file (Kafka's PEM
+    key store), and the CA certificates it trusts for client certificates."""
+
+    keystore: Path
+    truststore: Path
+    client_auth: str = "required"
+    """Kafka's ``ssl.client.auth``: ``required``, ``requested`` or ``none``."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -272,7 +304,15 @@ class KafkaBroker:
         offsets_partitions: int = 1,
         startup_timeout: float = 60.0,
         initial_rebalance_delay_ms: int = 0,
+        scram_users: Mapping[str, str] | None = None,
+        tls: BrokerTls | None = None,
     ) -> None:
+        """`scram_users` (name: password) opens a SASL_PLAINTEXT listener with SCRAM-SHA-256 and
+        SCRAM-SHA-512 credentials for them; `tls` opens an SSL listener. Both are off by default."""
+        self.scram_users = dict(scram_users or {})
+        self.tls = tls
+        self.sasl_port = 0
+        self.ssl_port = 0
         self._requested_port = port
         self._owns_data = data_dir is None
         self.data_dir = Path(data_dir) if data_dir else Path(tempfile.mkdtemp(prefix="kconnect-kafka-"))
@@ -290,6 +330,20 @@ class KafkaBroker:
     def bootstrap_servers(self) -> str:
         """Return ``host:port`` of the PLAINTEXT listener, for any Kafka client."""
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def sasl_bootstrap_servers(self) -> str:
+        """Return ``host:port`` of the SASL_PLAINTEXT (SCRAM) listener; only with ``scram_users``."""
+        if not self.scram_users:
+            raise KafkaBrokerError("this broker has no SASL listener (no scram_users)")
+        return f"127.0.0.1:{self.sasl_port}"
+
+    @property
+    def ssl_bootstrap_servers(self) -> str:
+        """Return ``host:port`` of the SSL listener; only with ``tls``."""
+        if self.tls is None:
+            raise KafkaBrokerError("this broker has no SSL listener (no tls)")
+        return f"127.0.0.1:{self.ssl_port}"
 
     @property
     def log_path(self) -> Path:
@@ -328,6 +382,12 @@ class KafkaBroker:
         for attempt in range(1, attempts + 1):
             self.port = self._requested_port or _free_port()
             self.controller_port = _free_port(exclude=self.port)
+            taken = {self.port, self.controller_port}
+            if self.scram_users:
+                self.sasl_port = _free_port(exclude=taken)
+                taken.add(self.sasl_port)
+            if self.tls is not None:
+                self.ssl_port = _free_port(exclude=taken)
             self._write_config()
             self._format_storage()
             self._launch()
@@ -336,7 +396,7 @@ class KafkaBroker:
             except KafkaBrokerError:
                 self._terminate()
                 if attempt < attempts and "Address already in use" in _tail(self.log_path, 200):
-                    logger.warning("port %d or %d was taken; retrying", self.port, self.controller_port)
+                    logger.warning("a port of %s was taken; retrying", self._ports())
                     continue
                 raise
             atexit.register(self.stop)
@@ -390,12 +450,36 @@ class KafkaBroker:
                 log_dirs=self.data_dir / "kafka-logs",
                 offsets_partitions=self.offsets_partitions,
                 initial_rebalance_delay_ms=self.initial_rebalance_delay_ms,
+                **self._security_properties(),
             ),
             encoding="utf-8",
         )
         (self.data_dir / "log4j2.properties").write_text(
             _LOG4J2_FILE.format(log_path=self.log_path, level=self.log_level), encoding="utf-8"
         )
+
+    def _ports(self) -> list[int]:
+        return [p for p in (self.port, self.controller_port, self.sasl_port, self.ssl_port) if p]
+
+    def _security_properties(self) -> dict[str, str]:
+        """The extra listeners and their settings, as placeholders of ``_SERVER_PROPERTIES``."""
+        listeners, protocols, security = "", "", ""
+        if self.scram_users:
+            listeners += f",SASL_PLAINTEXT://127.0.0.1:{self.sasl_port}"
+            protocols += ",SASL_PLAINTEXT:SASL_PLAINTEXT"
+            security += _SCRAM_LISTENER
+        if self.tls is not None:
+            listeners += f",SSL://127.0.0.1:{self.ssl_port}"
+            protocols += ",SSL:SSL"
+            security += _SSL_LISTENER.format(
+                keystore=self.tls.keystore, truststore=self.tls.truststore, client_auth=self.tls.client_auth
+            )
+        return {
+            "extra_listeners": listeners,
+            "extra_advertised": listeners,
+            "extra_protocols": protocols,
+            "security": security,
+        }
 
     def _java_command(self, main_class: str, *args: str) -> list[str]:
         return [
@@ -418,6 +502,9 @@ class KafkaBroker:
         self.cluster_id = _random_cluster_id()
         properties = str(self.data_dir / "server.properties")
         command = self._java_command(_STORAGE_TOOL, "format", "-t", self.cluster_id, "-c", properties)
+        for name, password in self.scram_users.items():
+            for mechanism in _SCRAM_MECHANISMS:
+                command += ["--add-scram", f"{mechanism}=[name={name},password={password}]"]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise KafkaBrokerError(
@@ -495,12 +582,13 @@ def _tail(path: Path, lines: int = 20) -> str:
         return f"(no log at {path})"
 
 
-def _free_port(exclude: int = 0) -> int:
+def _free_port(exclude: int | set[int] = 0) -> int:
+    excluded = {exclude} if isinstance(exclude, int) else exclude
     while True:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.bind(("127.0.0.1", 0))
             port: int = sock.getsockname()[1]
-        if port != exclude:
+        if port not in excluded:
             return port
 
 

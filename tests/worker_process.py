@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import sysconfig
@@ -36,7 +37,8 @@ def write_properties(path: Path, props: Mapping[str, str]) -> Path:
 class WorkerProcess:
     """A kconnect worker subprocess with its REST base URL and log file.
 
-    `mode` is ``standalone`` (connector files allowed) or ``distributed``."""
+    `mode` is ``standalone`` (connector files allowed) or ``distributed``. With `tls` (a client's
+    SSL context) the worker listens on ``https://`` and every REST call here verifies with it."""
 
     def __init__(
         self,
@@ -46,18 +48,21 @@ class WorkerProcess:
         env: Mapping[str, str] | None = None,
         python: str = sys.executable,
         mode: str = "standalone",
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.python = python
         self.mode = mode
         self.workdir = workdir
         self.port = free_port()
-        props = {"listeners": f"http://127.0.0.1:{self.port}", **worker_props}
+        self.verify: ssl.SSLContext | bool = tls if tls is not None else True
+        scheme = "http" if tls is None else "https"
+        props = {"listeners": f"{scheme}://127.0.0.1:{self.port}", **worker_props}
         self.worker_file = write_properties(workdir / f"worker-{self.port}.properties", props)
         self.connector_files = connector_files or []
         self.log_path = workdir / f"worker-{self.port}.log"
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen[bytes] | None = None
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{scheme}://127.0.0.1:{self.port}"
 
     @classmethod
     def from_files(
@@ -75,6 +80,7 @@ class WorkerProcess:
         worker.env = dict(os.environ)
         worker.process = None
         worker.url = url
+        worker.verify = True
         return worker
 
     def start(self, timeout: float = 60.0) -> WorkerProcess:
@@ -96,7 +102,7 @@ class WorkerProcess:
             if self.process.poll() is not None:
                 raise RuntimeError(f"worker exited with {self.process.returncode}:\n{self.log_tail()}")
             try:
-                httpx.get(self.url + "/", timeout=1)
+                httpx.get(self.url + "/", timeout=1, verify=self.verify)
                 return self
             except httpx.HTTPError:
                 time.sleep(0.2)
@@ -127,13 +133,21 @@ class WorkerProcess:
 
     def get(self, path: str, **kwargs: Any) -> httpx.Response:
         """GET a REST path."""
-        return httpx.get(self.url + path, timeout=30, **kwargs)
+        return httpx.get(self.url + path, timeout=30, verify=self.verify, **kwargs)
 
     def request(self, method: str, path: str, body: Any = None, **kwargs: Any) -> httpx.Response:
         """Any REST call, with a JSON body when given."""
         content = None if body is None else json.dumps(body)
         headers = {"Content-Type": "application/json"} if body is not None else {}
-        return httpx.request(method, self.url + path, content=content, headers=headers, timeout=30, **kwargs)
+        return httpx.request(
+            method,
+            self.url + path,
+            content=content,
+            headers=headers,
+            timeout=30,
+            verify=self.verify,
+            **kwargs,
+        )
 
     def wait_for(self, what: str, check: Callable[[], bool], timeout: float = 90.0) -> None:
         """Poll `check` until true, else fail naming `what` with the log tail."""

@@ -227,38 +227,6 @@ def test_bad_worker_file_is_one_line_error_without_traceback(tmp_path: Path) -> 
     )
 
 
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [("listeners", "https://127.0.0.1:{port}"), ("rest.advertised.listener", "https")],
-)
-def test_https_is_refused_at_start_with_one_line(tmp_path: Path, key: str, value: str) -> None:
-    """Served as plain HTTP, an https listener would send basic-auth passwords in the clear."""
-    import subprocess
-    import sys
-
-    port = free_port()
-    props = {
-        "bootstrap.servers": "127.0.0.1:1",
-        "offset.storage.file.filename": str(tmp_path / "o"),
-        "listeners": f"http://127.0.0.1:{port}",
-        key: value.format(port=port),
-    }
-    worker = write_properties(tmp_path / "w.properties", props)
-    refused = subprocess.run(
-        [sys.executable, "-m", "kconnect_rest.cli", "standalone", str(worker)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert refused.returncode == 2
-    assert "Traceback" not in refused.stderr
-    assert refused.stderr.strip().splitlines()[-1] == (
-        f"kconnect: {worker}: {key}: {value.format(port=port)} is not supported yet "
-        "(kconnect serves plain HTTP; HTTPS arrives in a later release); "
-        f"use {'http://' if key == 'listeners' else 'http'}"
-    )
-
-
 def test_rest_answers_while_spark_is_still_starting(start_worker: Any) -> None:
     """Spark takes seconds to start; the REST server must not wait for it."""
     import time

@@ -88,6 +88,10 @@ class TaskListener(Protocol):
         """The task produced to or consumed from `topic` for the first time (KIP-558)."""
         ...
 
+    def on_task_metrics(self, task: ConnectorTaskId, metrics: Mapping[str, Mapping[str, float]]) -> None:
+        """The task's latest metrics, by Kafka's group and metric names (they replace the last ones)."""
+        ...
+
 
 @dataclass(frozen=True)
 class TaskHost:
@@ -115,6 +119,8 @@ class Placement:
     hosts: tuple[TaskHost, ...] = ()
     #: Tasks not placed on a host yet (the executor is still starting).
     unplaced: tuple[ConnectorTaskId, ...] = ()
+    #: How long the executor took to start (Spark: its session), once it has; None before.
+    startup_seconds: float | None = None
 
 
 class Executor(Protocol):

@@ -63,6 +63,17 @@ def register_predicates(registry: PluginRegistry) -> None:
 
 
 @hookspec
+def register_config_providers(registry: PluginRegistry) -> None:
+    """Add ConfigProvider classes (Kafka's KIP-297) with ``registry.add(cls, aliases=...)``.
+
+    A class implements `kconnect.config.providers.ConfigProvider`; its ``java_class_names`` are
+    added as aliases (``org.apache.kafka.common.config.provider.FileConfigProvider``), so a Java
+    worker file's ``config.providers.<name>.class`` runs unchanged. The worker instantiates the
+    providers its ``config.providers`` names when it starts: see docs/secrets.md.
+    """
+
+
+@hookspec
 def register_rest_extensions(registry: PluginRegistry) -> None:
     """Add REST extension factories (Kafka's ConnectRestExtension).
 

@@ -40,6 +40,7 @@ class PluginType(str, Enum):
     HEADER_CONVERTER = "header_converter"
     TRANSFORMATION = "transformation"
     PREDICATE = "predicate"
+    CONFIG_PROVIDER = "configprovider"
     REST_EXTENSION = "rest_extension"
 
 
@@ -50,6 +51,7 @@ _INTERFACE_NAMES = {
     PluginType.HEADER_CONVERTER: "HeaderConverter",
     PluginType.TRANSFORMATION: "Transformation",
     PluginType.PREDICATE: "Predicate",
+    PluginType.CONFIG_PROVIDER: "ConfigProvider",
     PluginType.REST_EXTENSION: "ConnectRestExtension",
 }
 """Kafka's interface name per kind, for the text of a plugin that cannot be found (Plugins.java)."""
@@ -142,6 +144,7 @@ _HOOKS: dict[str, Callable[[Any], PluginType]] = {
     "register_header_converters": _fixed(PluginType.HEADER_CONVERTER),
     "register_transforms": _fixed(PluginType.TRANSFORMATION),
     "register_predicates": _fixed(PluginType.PREDICATE),
+    "register_config_providers": _fixed(PluginType.CONFIG_PROVIDER),
     "register_rest_extensions": _fixed(PluginType.REST_EXTENSION),
 }
 
@@ -271,6 +274,21 @@ class PluginHost:
     def connector(self, name: str) -> PluginDesc:
         """The connector plugin named `name` (see `find`)."""
         return self.find(name, *_CONNECTOR_TYPES)
+
+    def config_provider(self, name: str) -> PluginDesc:
+        """The config provider named `name` (``config.providers.<name>.class``; see `lookup`).
+
+        Raises PluginError with Kafka's text (``Plugins.newConfigProvider``), listing the installed
+        config providers, when nothing matches.
+        """
+        plugin = self.lookup(name, PluginType.CONFIG_PROVIDER)
+        if plugin is not None:
+            return plugin
+        available = ", ".join(_java_plugin_desc(p) for p in self.plugins(PluginType.CONFIG_PROVIDER))
+        raise PluginError(
+            f"Failed to find any class that implements ConfigProvider and which name matches {name}, "
+            f"available ConfigProviders are: {available}"
+        )
 
     def task_class(self, connector_name: str, task_class: str) -> type[Task]:
         """The task class of the registered connector `connector_name`, checked against `task_class`.

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import javaproperties
 
+from kconnect.config.worker_keys import check_distributed_keys, check_worker_keys
 from kconnect.errors import ConnectError
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,19 @@ def load_properties(path: str | Path) -> dict[str, str]:
         raise ConfigFileError(f"{file}: not a valid properties file: {exc}") from exc
 
 
+def resolve_references(props: Mapping[str, str], source: str) -> dict[str, str]:
+    """`props` with their config-provider references resolved (docs/secrets.md); ConfigFileError
+    naming `source` and the key when a provider cannot be created or a value cannot be read."""
+    from kconnect.config.providers_worker import ConfigProviderError, resolve_worker_props
+    from kconnect.config.values import ConfigException
+    from kconnect.plugin_host import PluginHost
+
+    try:
+        return resolve_worker_props(props, PluginHost.load)
+    except (ConfigProviderError, ConfigException) as exc:
+        raise ConfigFileError(f"{source}: {exc}") from exc
+
+
 def _stringify(value: object) -> str:
     if isinstance(value, str):
         return value
@@ -76,6 +90,29 @@ def _int(props: Mapping[str, str], key: str, default: int, source: str) -> int:
         raise ConfigFileError(f"{source}: {key}: invalid value {raw!r}: not a number of type INT") from None
 
 
+TOPIC_CREATION_ENABLE_CONFIG = "topic.creation.enable"
+
+
+def topic_creation_enabled(props: Mapping[str, str], source: str = "<worker config>") -> bool:
+    """The worker's ``topic.creation.enable`` (default true): may source connectors create their topics.
+
+    Read at start-up, by connector validation and by each source task. ConfigFileError with
+    Kafka's text when the value is not a boolean.
+    """
+    raw = props.get(TOPIC_CREATION_ENABLE_CONFIG, "true").strip().lower()
+    if raw not in ("true", "false"):
+        raise ConfigFileError(
+            f"{source}: {TOPIC_CREATION_ENABLE_CONFIG}: Invalid value {props[TOPIC_CREATION_ENABLE_CONFIG]} "
+            f"for configuration {TOPIC_CREATION_ENABLE_CONFIG}: Expected value to be either true or false"
+        )
+    return raw == "true"
+
+
+def _raise_first(source: str, errors: list[str]) -> None:
+    if errors:
+        raise ConfigFileError(f"{source}: {errors[0]}")
+
+
 @dataclass(frozen=True)
 class WorkerConfig:
     """Typed view of a worker's properties (Kafka's StandaloneConfig / WorkerConfig keys)."""
@@ -89,6 +126,7 @@ class WorkerConfig:
     offset_flush_interval_ms: int = 60000
     task_shutdown_graceful_timeout_ms: int = 5000
     worker_id: str = field(default="")
+    topic_creation_enable: bool = True
 
     @classmethod
     def from_props(cls, props: Mapping[str, str], source: str = "<worker config>") -> WorkerConfig:
@@ -99,9 +137,13 @@ class WorkerConfig:
         for listener in listeners:
             if not listener.lower().startswith(("http://", "https://")):
                 raise ConfigFileError(
-                    f"{source}: listeners: invalid listener {listener!r}: expected http://host:port"
+                    f"{source}: listeners: invalid listener {listener!r}: expected http://host:port "
+                    "or https://host:port"
                 )
-        _refuse_https(props, listeners, source)
+        _refuse_https_admin_listeners(props, source)
+        _raise_first(source, check_worker_keys(props))
+        _advertised_scheme(props, listeners, source)
+        check_client_config(props, source)
         if "plugin.path" in props:
             log.info("plugin.path is ignored: kconnect finds plugins through pip-installed entry points")
         host, port = _host_port(listeners[0])
@@ -115,12 +157,14 @@ class WorkerConfig:
             offset_flush_interval_ms=_int(props, "offset.flush.interval.ms", 60000, source),
             task_shutdown_graceful_timeout_ms=_int(props, "task.shutdown.graceful.timeout.ms", 5000, source),
             worker_id=f"{_advertised_host(host)}:{port}",
+            topic_creation_enable=topic_creation_enabled(props, source),
         )
 
     @classmethod
     def from_file(cls, path: str | Path) -> WorkerConfig:
-        """Read and check a worker properties file."""
-        return cls.from_props(load_properties(path), str(path))
+        """Read and check a worker properties file, its ``${provider:[path:]key}`` references resolved
+        through the providers its ``config.providers`` names (as Kafka resolves them at worker start)."""
+        return cls.from_props(resolve_references(load_properties(path), str(path)), str(path))
 
     def with_prefix(self, prefix: str) -> dict[str, str]:
         """Keys starting with `prefix`, with the prefix stripped (``producer.``, ``spark.``...)."""
@@ -131,15 +175,24 @@ class WorkerConfig:
         return GroupConfig.from_props(self.props, self.source)
 
     def rest_host_port(self) -> tuple[str, int]:
-        """Host and port of the first listener, for the REST server to bind."""
+        """Host and port of the first listener."""
         return _host_port(self.listeners[0])
 
+    def rest_listeners(self) -> tuple[RestListener, ...]:
+        """Every listener of ``listeners``, in order, for the REST server to bind."""
+        return tuple(RestListener(_scheme(listener), *_host_port(listener)) for listener in self.listeners)
+
     def advertised_url(self) -> str:
-        """The URL other workers reach this one at (Kafka's ``rest.advertised.listener``,
-        ``rest.advertised.host.name``, ``rest.advertised.port``; by default the first listener, with
-        the machine's host name for a wildcard host), ending in ``/`` as Kafka's."""
-        host, port = self.rest_host_port()
-        scheme = self.props.get("rest.advertised.listener", "").strip().lower() or "http"
+        """The URL other workers reach this one at, ending in ``/`` as Kafka's.
+
+        The scheme is ``rest.advertised.listener``, else ``http`` if an http listener is configured,
+        else ``https`` (Kafka's RestServer); host and port are ``rest.advertised.host.name`` and
+        ``rest.advertised.port``, else those of the first listener of that scheme (the first
+        listener if none has it), with the machine's host name for a wildcard host.
+        """
+        scheme = _advertised_scheme(self.props, self.listeners, self.source)
+        listener = next((item for item in self.rest_listeners() if item.scheme == scheme), None)
+        host, port = (listener.host, listener.port) if listener is not None else self.rest_host_port()
         advertised_host = self.props.get("rest.advertised.host.name", "").strip() or _advertised_host(host)
         advertised_port = _int(self.props, "rest.advertised.port", port, self.source)
         if ":" in advertised_host and not advertised_host.startswith("["):
@@ -182,6 +235,7 @@ class GroupConfig:
             raise ConfigFileError(
                 f'{source}: group.id: Missing required configuration "group.id" which has no default value.'
             )
+        _raise_first(source, check_distributed_keys(props))
         delay = _int(props, "scheduled.rebalance.max.delay.ms", 300000, source)
         if delay < 0:
             raise ConfigFileError(
@@ -210,22 +264,44 @@ class GroupConfig:
         )
 
 
-HTTPS_NOT_SUPPORTED = "is not supported yet (kconnect serves plain HTTP; HTTPS arrives in a later release)"
-"""Why an ``https`` listener is refused: served as plain HTTP it would send passwords in the clear."""
+@dataclass(frozen=True)
+class RestListener:
+    """One listener of ``listeners``: scheme (``http`` or ``https``, lower case), host and port."""
+
+    scheme: str
+    host: str
+    port: int
 
 
-def _refuse_https(props: Mapping[str, str], listeners: tuple[str, ...], source: str) -> None:
-    """ConfigFileError naming the key and value if any listener setting asks for HTTPS."""
-    admin = tuple(p.strip() for p in props.get("admin.listeners", "").split(",") if p.strip())
-    for key, values in (("listeners", listeners), ("admin.listeners", admin)):
-        for listener in values:
-            if listener.lower().startswith("https://"):
-                raise ConfigFileError(f"{source}: {key}: {listener} {HTTPS_NOT_SUPPORTED}; use http://")
+ADMIN_HTTPS_NOT_SUPPORTED = (
+    "is not supported (kconnect serves the admin endpoints on the listeners of 'listeners', "
+    "which may be https://)"
+)
+"""Why an ``https`` admin listener is refused: kconnect serves no separate admin listeners."""
+
+
+def _refuse_https_admin_listeners(props: Mapping[str, str], source: str) -> None:
+    """ConfigFileError naming the value if ``admin.listeners`` asks for HTTPS."""
+    for listener in (p.strip() for p in props.get("admin.listeners", "").split(",") if p.strip()):
+        if listener.lower().startswith("https://"):
+            raise ConfigFileError(f"{source}: admin.listeners: {listener} {ADMIN_HTTPS_NOT_SUPPORTED}")
+
+
+def _scheme(listener: str) -> str:
+    return listener.split("://", 1)[0].lower()
+
+
+def _advertised_scheme(props: Mapping[str, str], listeners: tuple[str, ...], source: str) -> str:
+    """``rest.advertised.listener`` (http or https, any case), else Kafka's choice from the listeners."""
     advertised = props.get("rest.advertised.listener", "").strip()
-    if advertised.lower() == "https":
-        raise ConfigFileError(
-            f"{source}: rest.advertised.listener: {advertised} {HTTPS_NOT_SUPPORTED}; use http"
-        )
+    if advertised:
+        if advertised.lower() not in ("http", "https"):
+            raise ConfigFileError(
+                f"{source}: rest.advertised.listener: Invalid value {advertised}: expected http or https"
+            )
+        return advertised.lower()
+    schemes = {_scheme(listener) for listener in listeners}
+    return "https" if "http" not in schemes and "https" in schemes else "http"
 
 
 def _host_port(listener: str) -> tuple[str, int]:
@@ -294,3 +370,19 @@ def _internal_topic(
             "of brokers in the Kafka cluster, or -1 to use the broker's default"
         )
     return InternalTopicConfig(key, name, partitions, factor)
+
+
+def check_client_config(props: Mapping[str, str], source: str = "<worker config>") -> None:
+    """ConfigFileError listing every Kafka client key of the worker kconnect refuses (``producer.*``,
+    ``consumer.*``, ``admin.*``, top-level ``security.protocol``, ``sasl.*``, ``ssl.*``...) and a bad
+    ``connector.client.config.override.policy`` (docs/security.md)."""
+    from kconnect.config.client_properties import worker_client_problems
+    from kconnect.config.override_policy import OverridePolicyError, override_policy
+
+    problems = [f"{source}: {key}: {reason}" for key, reason in worker_client_problems(props).items()]
+    try:
+        override_policy(props)
+    except OverridePolicyError as bad:
+        problems.append(f"{source}: {bad}")
+    if problems:
+        raise ConfigFileError("\n".join(problems))

@@ -1,9 +1,9 @@
 """Kafka Connect's REST API for kconnect: litestar controllers over the herder, served by uvicorn.
 
-`create_app` builds the app for a herder; `RestServer` serves it on the worker's first listener in
-the worker's own event loop. REST extensions (Kafka's ConnectRestExtension) are litestar plugins
-returned by factories registered through the ``register_rest_extensions`` hook; see
-`kconnect_rest.extensions`.
+`create_app` builds the app for a herder; `RestServer` serves it on every listener of the worker
+(http and https, `kconnect_rest.tls`) in the worker's own event loop. REST extensions (Kafka's
+ConnectRestExtension) are litestar plugins returned by factories registered through the
+``register_rest_extensions`` hook; see `kconnect_rest.extensions`.
 """
 
 from kconnect_rest.app import create_app

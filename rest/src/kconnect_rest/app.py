@@ -29,6 +29,7 @@ from kconnect_rest.loggers import Loggers
 from kconnect_rest.methods import answer_as_jersey
 from kconnect_rest.middleware import PathParamDecoder, escape_path
 from kconnect_rest.openapi import SCHEMA_PLUGINS, openapi_config
+from kconnect_rest.tls import client_verify
 
 DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024
 """Largest request body accepted (bytes); larger ones are a 413."""
@@ -67,12 +68,12 @@ def create_app(
     forwarded to the leader (`kconnect_rest.forwarding`); an `InternalHerder` (distributed mode)
     also gets the inter-worker endpoints, and a bad ``inter.worker.*`` key is a ConfigFileError.
     """
-    cluster_state = ClusterState(herder.cluster_view)
+    cluster_state = ClusterState(herder.cluster_view, herder.connector_status)
     factories = [
         *enabled_factories(plugin_host, worker_config),
         *((getattr(f, "__qualname__", repr(f)), f) for f in extensions),
     ]
-    forwarder = LeaderForwarder()
+    forwarder = LeaderForwarder(verify=client_verify(worker_config))
     internal = isinstance(herder, InternalHerder)
     key_config = (
         InterWorkerKeyConfig.from_props(worker_config.props, worker_config.source) if internal else None

@@ -19,11 +19,13 @@ The returned litestar ``InitPluginProtocol`` is applied to the app like any lite
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from kconnect.errors import PluginError
-from kconnect.herder.api import ClusterView
+from kconnect.errors import NotFoundError, PluginError
+from kconnect.executor import Placement
+from kconnect.herder.api import ClusterView, ConnectorStateInfo
+from kconnect.herder.model import ConnectorTaskId
 from kconnect.plugin_host import PluginHost, PluginType
 from kconnect.worker_config import WorkerConfig
 from litestar.plugins import InitPluginProtocol
@@ -38,8 +40,13 @@ class ClusterState:
     created after it was built.
     """
 
-    def __init__(self, snapshot: Callable[[], ClusterView]) -> None:
+    def __init__(
+        self,
+        snapshot: Callable[[], ClusterView],
+        status: Callable[[str], Awaitable[ConnectorStateInfo]] | None = None,
+    ) -> None:
         self._snapshot = snapshot
+        self._status = status
 
     @property
     def connectors(self) -> Mapping[str, Mapping[str, str]]:
@@ -54,6 +61,28 @@ class ClusterState:
     def kafka_cluster_id(self) -> str | None:
         """The Kafka cluster id of the worker's broker, once known."""
         return self._snapshot().kafka_cluster_id
+
+    @property
+    def task_metrics(self) -> Mapping[ConnectorTaskId, Mapping[str, Mapping[str, float]]]:
+        """The latest metrics of each task this worker runs (group -> Kafka metric name -> value)."""
+        return self._snapshot().task_metrics
+
+    @property
+    def worker_id(self) -> str:
+        """This worker's id, as status answers name the worker running a connector or task."""
+        return self._snapshot().worker_id
+
+    @property
+    def placement(self) -> Placement | None:
+        """Where this worker's tasks run (its executor's hosts and slots), if known."""
+        return self._snapshot().placement
+
+    async def connector_health(self, name: str) -> ConnectorStateInfo:
+        """A connector's state and its tasks' states, as ``GET /connectors/{name}/status`` shows them
+        (Kafka's ``connectorHealth``); NotFoundError if there is no such connector."""
+        if self._status is None:
+            raise NotFoundError(f"Connector {name} not found")
+        return await self._status(name)
 
 
 class RestExtensionFactory(Protocol):

@@ -25,6 +25,7 @@ does the forwarding when it is sent.
 from __future__ import annotations
 
 import logging
+import ssl
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -130,8 +131,15 @@ class LeaderForwarder:
     closed by `close` when the app shuts down.
     """
 
-    def __init__(self, *, timeout_seconds: float = DEFAULT_FORWARD_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self,
+        *,
+        timeout_seconds: float = DEFAULT_FORWARD_TIMEOUT_SECONDS,
+        verify: ssl.SSLContext | bool = True,
+    ) -> None:
+        """`verify` checks an https leader (`kconnect_rest.tls.client_verify`: the worker's trust store)."""
         self._timeout = timeout_seconds
+        self._verify = verify
         self._client: httpx.AsyncClient | None = None
 
     def handle(self, request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -167,7 +175,9 @@ class LeaderForwarder:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self._timeout, follow_redirects=False)
+            self._client = httpx.AsyncClient(
+                timeout=self._timeout, follow_redirects=False, verify=self._verify
+            )
         return self._client
 
     async def close(self) -> None:

@@ -7,6 +7,7 @@ speaks no HTTP. The body is serialised once and those exact bytes are signed and
 from __future__ import annotations
 
 import logging
+import ssl
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
@@ -26,10 +27,15 @@ class InternalRequestClient:
     """Signed requests from this worker to the leader; `close` when the worker stops."""
 
     def __init__(
-        self, key_config: InterWorkerKeyConfig, *, timeout_seconds: float = DEFAULT_FORWARD_TIMEOUT_SECONDS
+        self,
+        key_config: InterWorkerKeyConfig,
+        *,
+        timeout_seconds: float = DEFAULT_FORWARD_TIMEOUT_SECONDS,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
+        """`verify` checks an https leader (`kconnect_rest.tls.client_verify`: the worker's trust store)."""
         self._key_config = key_config
-        self._client = httpx.AsyncClient(timeout=timeout_seconds, follow_redirects=False)
+        self._client = httpx.AsyncClient(timeout=timeout_seconds, follow_redirects=False, verify=verify)
 
     async def put_task_configs(
         self,

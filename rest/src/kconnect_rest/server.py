@@ -1,9 +1,12 @@
-"""Serves the REST app with uvicorn inside the worker's event loop.
+"""Serves the REST app with uvicorn inside the worker's event loop, on every listener.
 
-The server binds the worker's first listener itself, so a port in use is an error raised to the
-caller (uvicorn would exit the process). Signals stay with the worker, logging is left as the
-worker configured it, and access logs are off. The loop is the worker's (uvloop when installed,
-`kconnect_rest.event_loop`); uvicorn parses HTTP with httptools when installed, h11 otherwise.
+The server binds the worker's listeners itself, so a port in use is an error raised to the caller
+(uvicorn would exit the process). A uvicorn server has one SSL setting for all its sockets, so
+each listener (``http://`` or ``https://``, `kconnect_rest.tls`) gets its own uvicorn server over
+the one app; only the first runs the app's lifespan, so the app starts and stops once. Signals
+stay with the worker, logging is left as the worker configured it, and access logs are off. The
+loop is the worker's (uvloop when installed, `kconnect_rest.event_loop`); uvicorn parses HTTP
+with httptools when installed, h11 otherwise.
 """
 
 from __future__ import annotations
@@ -12,12 +15,17 @@ import asyncio
 import contextlib
 import logging
 import socket
+import ssl
 from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any
 
 import uvicorn
 from kconnect.errors import ConnectError
 from kconnect.worker_config import WorkerConfig
 from litestar import Litestar
+
+from kconnect_rest.tls import RestTlsSettings, has_https_listener
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +59,37 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+@dataclass
+class _Listener:
+    """One served listener: its URL, socket, uvicorn server and the task running it."""
+
+    url: str
+    socket: socket.socket
+    server: _EmbeddedServer
+    task: asyncio.Task[None] | None = None
+
+
+def _url(scheme: str, host: str, port: int) -> str:
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+
+class _ServerConfig(uvicorn.Config):
+    """uvicorn's config with an SSL context built by `kconnect_rest.tls` (uvicorn builds its own
+    from file names only)."""
+
+    def __init__(self, app: Litestar, ssl_context: ssl.SSLContext | None, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        self._ssl_context = ssl_context
+
+    def load(self) -> None:
+        """uvicorn's loading, then the listener's SSL context (None: plain HTTP)."""
+        super().load()
+        self.ssl = self._ssl_context
+
+
 class RestServer:
-    """The REST API on the first listener of the worker config.
+    """The REST API on every listener of the worker config (``listeners``).
 
     The worker calls `start` once the herder is running and `stop` when shutting down; both run
     in the worker's event loop.
@@ -62,69 +99,89 @@ class RestServer:
         self, app: Litestar, worker_config: WorkerConfig, *, shutdown_timeout_seconds: float = 5.0
     ) -> None:
         self._app = app
-        self._host, self._port = worker_config.rest_host_port()
+        self._config = worker_config
         self._shutdown_timeout = shutdown_timeout_seconds
-        self._server: _EmbeddedServer | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._socket: socket.socket | None = None
+        self._served: list[_Listener] = []
 
     @property
     def url(self) -> str:
-        """The base URL clients reach the API at, without a trailing slash (the bound port if 0 was asked)."""
-        port = self._socket.getsockname()[1] if self._socket is not None else self._port
-        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(self._host, self._host)
-        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+        """The first listener's base URL, without a trailing slash (the bound port if 0 was asked)."""
+        return self.urls[0]
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        """Every listener's base URL, in the order of ``listeners``."""
+        if self._served:
+            return tuple(listener.url for listener in self._served)
+        return tuple(_url(item.scheme, item.host, item.port) for item in self._config.rest_listeners())
 
     async def start(self) -> None:
-        """Bind the listener and serve; returns once the server accepts connections.
+        """Bind every listener and serve; returns once all accept connections.
 
-        Raises ConnectError if the address cannot be bound or the server fails to start.
+        Raises ConnectError if an address cannot be bound or a server fails to start, and
+        ConfigFileError (naming the key) if an https listener's SSL keys are wrong.
         """
-        if self._task is not None:
+        if self._served:
             return
-        self._socket = _bind(self._host, self._port)
-        config = uvicorn.Config(
-            self._app,
-            log_config=None,
-            log_level=None,
-            access_log=False,
-            lifespan="on",
-            server_header=False,
-            timeout_graceful_shutdown=int(self._shutdown_timeout) or 1,
+        listeners = self._config.rest_listeners()
+        ssl_context = (
+            RestTlsSettings.of(self._config).server_context() if has_https_listener(self._config) else None
         )
-        self._server = _EmbeddedServer(config)
-        self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]), name="kconnect-rest")
-        while not self._server.started:
-            if self._task.done():
-                await self._failed_start()
-            await asyncio.sleep(_STARTUP_POLL_SECONDS)
-        log.info("REST server listening on %s", self.url)
+        try:
+            for index, item in enumerate(listeners):
+                sock = _bind(item.host, item.port)
+                config = _ServerConfig(
+                    self._app,
+                    ssl_context if item.scheme == "https" else None,
+                    log_config=None,
+                    log_level=None,
+                    access_log=False,
+                    lifespan="on" if index == 0 else "off",
+                    server_header=False,
+                    timeout_graceful_shutdown=int(self._shutdown_timeout) or 1,
+                )
+                url = _url(item.scheme, item.host, sock.getsockname()[1])
+                self._served.append(_Listener(url, sock, _EmbeddedServer(config)))
+            for listener in self._served:
+                await self._serve(listener)
+        except BaseException:
+            await self.stop()
+            raise
+        log.info("REST server listening on %s", ", ".join(self.urls))
 
-    async def _failed_start(self) -> None:
-        task, self._task = self._task, None
-        self._close_socket()
-        error = task.exception() if task is not None and not task.cancelled() else None
-        raise ConnectError(f"REST server failed to start on {self.url}: {error or 'stopped'}") from error
+    async def _serve(self, listener: _Listener) -> None:
+        task = asyncio.create_task(listener.server.serve(sockets=[listener.socket]), name="kconnect-rest")
+        listener.task = task
+        while not listener.server.started:
+            if task.done():
+                error = task.exception() if not task.cancelled() else None
+                raise ConnectError(
+                    f"REST server failed to start on {listener.url}: {error or 'stopped'}"
+                ) from error
+            await asyncio.sleep(_STARTUP_POLL_SECONDS)
 
     async def stop(self) -> None:
-        """Stop accepting requests, let running ones finish (up to the shutdown timeout), close the socket."""
-        if self._server is None or self._task is None:
+        """Stop accepting requests, let running ones finish (up to the shutdown timeout), close the
+        sockets. The first listener's server, which runs the app's lifespan, stops last."""
+        if not self._served:
             return
-        self._server.should_exit = True
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), timeout=self._shutdown_timeout + 5)
-        except asyncio.TimeoutError:
-            self._server.force_exit = True
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-        finally:
-            self._task = None
-            self._server = None
-            self._close_socket()
+        served, self._served = self._served, []
+        for listener in reversed(served):
+            await self._stop(listener)
         log.info("REST server stopped")
 
-    def _close_socket(self) -> None:
-        if self._socket is not None:
-            self._socket.close()
-            self._socket = None
+    async def _stop(self, listener: _Listener) -> None:
+        task = listener.task
+        try:
+            if task is None or task.done():
+                return
+            listener.server.should_exit = True
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout=self._shutdown_timeout + 5)
+            except asyncio.TimeoutError:
+                listener.server.force_exit = True
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        finally:
+            listener.socket.close()

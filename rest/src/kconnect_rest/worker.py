@@ -20,6 +20,8 @@ from kconnect.errors import ConnectError, RequestTimeoutError
 from kconnect.plugin_host import PluginHost
 from kconnect.worker_config import ConfigFileError, WorkerConfig, load_properties
 
+from kconnect_rest import tls
+
 log = logging.getLogger(__name__)
 
 
@@ -63,6 +65,7 @@ class StandaloneWorker:
                 f"{worker_file}: offset.storage.file.filename: missing required key "
                 "(standalone workers keep source offsets in this file)"
             )
+        tls.check(config)
         connectors = [read_connector_file(path) for path in connector_files]
         names = [c.name for c in connectors]
         for connector in connectors:
@@ -91,7 +94,7 @@ class StandaloneWorker:
         herder = StandaloneHerder.create(self.config, host, executor)
         rest = RestServer(create_app(herder, self.config, host), self.config)
         await rest.start()
-        log.info("REST server listening on %s", rest.url)
+        log.info("REST server listening on %s", ", ".join(rest.urls))
         try:
             await herder.start()
             for connector in self.connectors:
@@ -132,6 +135,7 @@ class DistributedWorker:
         for topic in (config.config_storage, config.offset_storage, config.status_storage):
             topic()
         InterWorkerKeyConfig.from_props(config.props, config.source)
+        tls.check(config)
         url = config.advertised_url()
         return cls(replace(config, worker_id=url.split("://", 1)[1].rstrip("/")))
 
@@ -153,11 +157,18 @@ class DistributedWorker:
             loop.add_signal_handler(sig, self.request_stop)
         host = PluginHost.load()
         executor = host.create_executor(self.config)
-        client = InternalRequestClient(InterWorkerKeyConfig.from_props(self.config.props, self.config.source))
+        client = InternalRequestClient(
+            InterWorkerKeyConfig.from_props(self.config.props, self.config.source),
+            verify=tls.client_verify(self.config),
+        )
         herder = DistributedHerder(self.config, host, executor, client, self.config.advertised_url())
         rest = RestServer(create_app(herder, self.config, host), self.config)
         await rest.start()
-        log.info("REST server listening on %s, advertised as %s", rest.url, self.config.advertised_url())
+        log.info(
+            "REST server listening on %s, advertised as %s",
+            ", ".join(rest.urls),
+            self.config.advertised_url(),
+        )
         try:
             await herder.start()
             log.info(

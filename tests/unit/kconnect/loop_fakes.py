@@ -38,6 +38,8 @@ class MemoryControl:
         self.stored: dict[str, Any] = {}
         self.topics: list[str] = []
         self.topics_reset_count = 0
+        #: Every metrics snapshot the loop sent, in order.
+        self.metrics: list[Mapping[str, Mapping[str, float]]] = []
         #: Raised, one per call, by the next `commit_source_offsets` calls (a store that fails).
         self.commit_errors: list[Exception] = []
         self._changed = asyncio.Event()
@@ -85,6 +87,9 @@ class MemoryControl:
 
     async def topic_used(self, topic: str) -> None:
         self.topics.append(topic)
+
+    async def report_metrics(self, metrics: Mapping[str, Mapping[str, float]]) -> None:
+        self.metrics.append(metrics)
 
 
 # --- producer ----------------------------------------------------------------------------------------

@@ -36,8 +36,9 @@ class Acks:
         for index, record in enumerate(batch):
             self.acked.append((record.on_ack, metadata.partition, metadata.offset + index))
 
-    def on_error(self, error: BaseException) -> None:
+    def on_error(self, error: BaseException, records: Sequence[OutgoingRecord]) -> bool:
         self.errors.append(error)
+        return False
 
 
 async def test_keyless_records_of_one_poll_stick_to_one_partition_in_order() -> None:

@@ -117,6 +117,24 @@ async def test_a_failed_send_commits_nothing_from_that_record_on() -> None:
     assert all(offsets != [(A, {"position": 3})] for offsets in control.committed)
 
 
+async def test_with_tolerance_all_a_record_kafka_refused_is_reported_skipped_and_committed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    control, producer = MemoryControl(), FakeProducer()
+    producer.fail = {("t", 1)}
+    poll = [rec("a1", A, 1, 0), rec("a2", A, 2, 1), rec("a3", A, 3, 0)]
+    config = {"errors.tolerance": "all", "errors.log.enable": "true"}
+    loop = make_loop(control, producer, [poll], config)
+    await loop.run()
+    assert control.stored_offset(A) == {"position": 3}, "the refused record counts as handled (KIP-779)"
+    [line] = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Error encountered")]
+    assert (
+        "Executing stage 'KAFKA_PRODUCE' with class 'org.apache.kafka.connect.runtime.WorkerSourceTask'"
+        in line
+    )
+    assert loop.metrics.snapshot()["task-error-metrics"]["total-records-skipped"] == 1
+
+
 async def test_offsets_an_unreachable_store_refused_are_stored_by_the_next_commit() -> None:
     """A broker outage makes the worker's offset topic unwritable for a while: the task goes on."""
     control, producer = MemoryControl(), FakeProducer()

@@ -58,12 +58,11 @@ def test_a_bad_advertised_port_names_the_file_and_key() -> None:
     )
 
 
-def test_an_https_advertised_listener_is_refused() -> None:
-    with pytest.raises(ConfigFileError) as info:
-        WorkerConfig.from_props({"rest.advertised.listener": "https"}, "worker.properties")
-    assert str(info.value).startswith(
-        "worker.properties: rest.advertised.listener: https is not supported yet"
+def test_an_https_advertised_listener_advertises_https() -> None:
+    config = WorkerConfig.from_props(
+        {"listeners": "http://127.0.0.1:8083", "rest.advertised.listener": "https"}
     )
+    assert config.advertised_url() == "https://127.0.0.1:8083/"
 
 
 def test_a_bracketed_ipv6_advertised_host_is_not_bracketed_twice() -> None:
@@ -73,3 +72,43 @@ def test_a_bracketed_ipv6_advertised_host_is_not_bracketed_twice() -> None:
 
 def test_a_listener_with_an_empty_host_advertises_the_machine_and_its_port() -> None:
     assert WorkerConfig.from_props({"listeners": "http://:9000"}).advertised_url() == f"http://{HOST}:9000/"
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        (
+            {"plugin.discovery": "everywhere"},
+            "w.properties: plugin.discovery: Invalid value everywhere for configuration plugin.discovery: "
+            "String must be one of (case insensitive): ONLY_SCAN, HYBRID_WARN, HYBRID_FAIL, SERVICE_LOAD",
+        ),
+        (
+            {"group.id": "g", "exactly.once.source.support": "enabled"},
+            "w.properties: exactly.once.source.support: enabled is not supported: kconnect has no "
+            "exactly-once source support (KIP-618); its source tasks deliver at least once. "
+            "Set it to disabled",
+        ),
+        (
+            {"group.id": "g", "worker.sync.timeout.ms": "soon"},
+            "w.properties: worker.sync.timeout.ms: Invalid value soon for configuration "
+            "worker.sync.timeout.ms: Not a number of type INT",
+        ),
+    ],
+)
+def test_connect_keys_kconnect_does_not_act_on_are_still_checked(props: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigFileError) as raised:
+        config = WorkerConfig.from_props({"bootstrap.servers": "localhost:9092", **props}, "w.properties")
+        config.group_config()
+    assert str(raised.value) == message
+
+
+def test_connect_keys_with_valid_values_start() -> None:
+    props = {
+        "bootstrap.servers": "localhost:9092",
+        "group.id": "g",
+        "plugin.discovery": "hybrid_warn",
+        "exactly.once.source.support": "DISABLED",
+        "worker.sync.timeout.ms": "3000",
+        "worker.unsync.backoff.ms": "300000",
+    }
+    assert WorkerConfig.from_props(props).group_config().group_id == "g"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +58,9 @@ class RecordingListener:
 
     def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
         self.calls.append(("topic", task, topic))
+
+    def on_task_metrics(self, task: ConnectorTaskId, metrics: Mapping[str, Mapping[str, float]]) -> None:
+        self.calls.append(("metrics", task, metrics))
 
 
 @dataclass

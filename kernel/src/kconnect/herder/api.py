@@ -110,6 +110,12 @@ class ClusterView:
 
     connectors: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     kafka_cluster_id: str | None = None
+    #: The latest metrics of each task this worker runs: group -> Kafka metric name -> value.
+    task_metrics: Mapping[ConnectorTaskId, Mapping[str, Mapping[str, float]]] = field(default_factory=dict)
+    #: This worker's id (its advertised REST URL), as status answers name it.
+    worker_id: str = ""
+    #: Where this worker's tasks run (`Executor.placement`), if known.
+    placement: Placement | None = None
 
 
 class Herder(Protocol):

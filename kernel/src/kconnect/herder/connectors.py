@@ -10,18 +10,26 @@ ConnectorStopped). A new instance of a connector starts after the previous insta
 returned, or after `shutdown_timeout_s` if it does not, as Kafka's worker gives up waiting.
 
 The connector's context may be called from any thread; its calls are posted back as events.
+
+Config-provider references (docs/secrets.md) are resolved in the instance's thread just before
+`start`: the connector sees the values, the herder keeps the references. The task configs the
+connector generates get the references back before they are posted, so stored task configs never
+hold a resolved value (Kafka's reverseTransform). A trace of the connector's failure, in its status
+and in the log, shows the connector's PASSWORD values as ``[hidden]``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import threading
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
+from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.herder import events as ev
 from kconnect.plugin_host import PluginHost
 
@@ -69,6 +77,25 @@ async def in_thread(name: str, call: Callable[..., T], *args: Any) -> T:
     return await future
 
 
+def hiding_secrets(
+    post: Callable[[ev.Event], None], transformer: WorkerConfigTransformer
+) -> Callable[[ev.Event], None]:
+    """`post`, with the trace of a ConnectorFailed or TaskFailed scrubbed of its connector's secrets.
+
+    The front door wraps the executor's reports (task failures) with it; connector instances post
+    through it too, so no status the herder keeps holds a resolved PASSWORD value.
+    """
+
+    def post_hidden(event: ev.Event) -> None:
+        if isinstance(event, ev.ConnectorFailed):
+            event = dataclasses.replace(event, trace=transformer.scrub(event.name, event.trace) or "")
+        elif isinstance(event, ev.TaskFailed):
+            event = dataclasses.replace(event, trace=transformer.scrub(event.id.connector, event.trace) or "")
+        post(event)
+
+    return post_hidden
+
+
 class _Context:
     """The ConnectorContext of one connector instance; calls after the instance ended are dropped."""
 
@@ -95,7 +122,10 @@ class _Instance:
     def __init__(self, name: str, generation: int, config: Mapping[str, str], context: _Context) -> None:
         self.name = name
         self.generation = generation
+        self.raw_config = dict(config)
+        """The config as stored: references unresolved."""
         self.config = dict(config)
+        """The config the connector was started with: references resolved."""
         self.context = context
         self.connector: Any = None
         self.started = False
@@ -127,14 +157,20 @@ class ConnectorInstances:
 
     `post` delivers an event to the herder's owner task from any thread (the herder passes a
     ``loop.call_soon_threadsafe`` wrapper). Every method returns at once with no events: outcomes
-    are posted when the connector's code returns.
+    are posted when the connector's code returns. `transformer` holds the worker's config providers
+    (none by default); `stop_all` closes it.
     """
 
     def __init__(
-        self, plugins: PluginHost, post: Callable[[ev.Event], None], shutdown_timeout_s: float = 5.0
+        self,
+        plugins: PluginHost,
+        post: Callable[[ev.Event], None],
+        shutdown_timeout_s: float = 5.0,
+        transformer: WorkerConfigTransformer | None = None,
     ) -> None:
         self._plugins = plugins
-        self._post = post
+        self.transformer = transformer or WorkerConfigTransformer()
+        self._post = hiding_secrets(post, self.transformer)
         self._shutdown_timeout_s = shutdown_timeout_s
         self._running: dict[str, _Instance] = {}
         self._stopping: dict[str, asyncio.Task[None]] = {}
@@ -142,6 +178,12 @@ class ConnectorInstances:
     def names(self) -> list[str]:
         """Names of connectors with a live instance."""
         return sorted(self._running)
+
+    def request_restart(self, name: str) -> None:
+        """Ask the herder to restart connector `name` if this worker runs it (a config value it used
+        expired); from any thread. As Kafka's, a worker that does not run the connector does nothing."""
+        if name in self._running:
+            self._post(ev.RestartRequested(name))
 
     async def start(self, effect: ev.StartConnector) -> list[ev.Event]:
         """Queue: wait for the previous instance to stop, then instantiate, initialize and `start`."""
@@ -155,13 +197,15 @@ class ConnectorInstances:
             if previous is not None:
                 await self._await_stopped(effect.name, previous)
             try:
+                instance.config = await instance.thread(
+                    self.transformer.resolve_connector, effect.name, instance.raw_config
+                )
                 cls = self._plugins.connector(instance.config.get("connector.class", "")).cls
                 instance.connector = cls()
                 instance.connector.initialize(context)
                 await instance.thread(instance.connector.start, instance.config)
             except Exception as exc:
-                log.error("Connector %s failed to start", effect.name, exc_info=True)
-                self._post(ev.ConnectorFailed(effect.name, effect.generation, _trace(exc)))
+                self._failed(effect.name, effect.generation, "failed to start", exc)
                 return
             instance.started = True
             log.info("Connector %s started", effect.name)
@@ -188,12 +232,15 @@ class ConnectorInstances:
                         "Connector %s returned %d task configs, more than tasks.max=%d; using the first %d",
                         effect.name, len(configs), max_tasks, max_tasks,
                     )  # fmt: skip
-                result = [
-                    {**{str(k): str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: task_class} for c in configs
-                ]
+                result = self.transformer.reverse_transform(
+                    instance.raw_config,
+                    [
+                        {**{str(k): str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: task_class}
+                        for c in configs
+                    ],
+                )
             except Exception as exc:
-                log.error("Connector %s failed to generate task configs", effect.name, exc_info=True)
-                self._post(ev.ConnectorFailed(effect.name, effect.generation, _trace(exc)))
+                self._failed(effect.name, effect.generation, "failed to generate task configs", exc)
                 return
             self._post(ev.TaskConfigsGenerated(effect.name, effect.generation, result[:max_tasks]))
 
@@ -222,6 +269,12 @@ class ConnectorInstances:
         instance.lane.add_done_callback(lambda lane: self._forget(effect.name, lane))
         return []
 
+    def _failed(self, name: str, generation: int, what: str, exc: BaseException) -> None:
+        """Log and post the connector's failure, its trace scrubbed of the connector's secrets."""
+        trace = self.transformer.scrub(name, _trace(exc)) or ""
+        log.error("Connector %s %s: %s", name, what, trace)
+        self._post(ev.ConnectorFailed(name, generation, trace))
+
     def _forget(self, name: str, lane: asyncio.Task[None]) -> None:
         if self._stopping.get(name) is lane:
             del self._stopping[name]
@@ -236,10 +289,12 @@ class ConnectorInstances:
             )  # fmt: skip
 
     async def stop_all(self) -> None:
-        """Stop every instance and wait for them (worker shutdown), each at most `shutdown_timeout_s`."""
+        """Stop every instance and wait for them (worker shutdown), each at most `shutdown_timeout_s`;
+        then close the config providers."""
         for name in self.names():
             await self.stop(ev.StopConnector(name))
         for name, lane in list(self._stopping.items()):
             await self._await_stopped(name, lane)
             if not lane.done():
                 lane.cancel()
+        self.transformer.close()

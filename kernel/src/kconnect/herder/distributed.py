@@ -60,6 +60,7 @@ from kconnect.herder.offsets import AiokafkaAdmin
 from kconnect.herder.state import HerderState, Owned, restart_plan
 from kconnect.herder.task_config_route import LeaderRoutedConfigStore
 from kconnect.plugin_host import PluginHost
+from kconnect.runtime.kafka_clients import connection_kwargs
 from kconnect.storage import KafkaConfigBackingStore, KafkaOffsetBackingStore, KafkaStatusBackingStore
 from kconnect.storage.config_records import SessionKey
 from kconnect.storage.config_topic_state import ConfigUpdate
@@ -111,6 +112,7 @@ class DistributedHerder(HerderFrontDoor):
             url=url,
             configured=self._configured,
             on_event=self._on_membership,
+            client_options=connection_kwargs(worker_config.props),
         )
         self._assignment: AssignmentReceived | None = None
         self._rebalancing = True

@@ -1,5 +1,8 @@
 """Carrying out the reducer's effects: one small adapter call per effect, dispatched from a table.
 
+A task's stored configs hold config-provider references; `_start_task` resolves them, so only the
+executor's TaskSpec carries the values (docs/secrets.md).
+
 The herder's owner task calls `EffectRunner.run` for each effect in order and awaits it, so a
 task's stop has finished before the next start. An effect may answer with events (a task that
 could not be handed to the executor failed); the owner folds them in after the remaining effects
@@ -10,6 +13,7 @@ raises (its StoreError names the file); the owner decides what that means (`kcon
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -67,22 +71,31 @@ class EffectRunner:
     # --- executor ------------------------------------------------------------------------------------
 
     async def _start_task(self, effect: ev.StartTask) -> list[ev.Event]:
+        """Resolve the task's configs (config providers; in a thread, as a provider may read files)
+        and hand the task to the executor; TaskFailed, its trace scrubbed of secrets, if either fails."""
+        transformer = self._connectors.transformer
         try:
-            plugin = self._plugins.connector(effect.connector_config.get("connector.class", ""))
+            resolve = (effect.id.connector, effect.connector_config, effect.task_config)
+            if transformer.enabled:
+                connector_config, task_config = await asyncio.to_thread(transformer.resolve_task, *resolve)
+            else:
+                connector_config, task_config = transformer.resolve_task(*resolve)
+            plugin = self._plugins.connector(connector_config.get("connector.class", ""))
             spec = TaskSpec(
                 id=effect.id,
                 kind="sink" if plugin.type is PluginType.SINK else "source",
-                task_class=effect.task_config.get(TASK_CLASS_CONFIG, ""),
-                connector_config=dict(effect.connector_config),
-                task_config=dict(effect.task_config),
+                task_class=task_config.get(TASK_CLASS_CONFIG, ""),
+                connector_config=connector_config,
+                task_config=task_config,
                 worker=dict(self._worker.props),
                 target_state=effect.target,
                 generation=effect.generation,
             )
             self._executor.start_task(spec)
         except Exception as exc:
-            log.error("Failed to start task %s", effect.id, exc_info=True)
-            return [ev.TaskFailed(effect.id, effect.generation, f"Failed to start task {effect.id}: {exc!r}")]
+            trace = transformer.scrub(effect.id.connector, f"Failed to start task {effect.id}: {exc!r}") or ""
+            log.error("%s", trace)
+            return [ev.TaskFailed(effect.id, effect.generation, trace)]
         log.info(
             "Task %s handed to the %s executor (%s)", effect.id, self._executor.name, effect.target.value
         )

@@ -15,12 +15,13 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
 from kconnect.herder import events as ev
 from kconnect.herder import views
 from kconnect.herder.api import ClusterView, ConnectorInfo, ConnectorOffsets, TaskInfo, WorkerHealth
-from kconnect.herder.connectors import ConnectorInstances
+from kconnect.herder.connectors import ConnectorInstances, hiding_secrets
 from kconnect.herder.effects import EffectRunner
 from kconnect.herder.health import worker_health
 from kconnect.herder.listener import HerderTaskListener
@@ -58,15 +59,24 @@ class HerderFrontDoor:
         self._status_store = status_store
         self._offset_store = offset_store
         self._admin = admin
-        self._validator = ConnectorValidator(plugins, worker_config.props, executor.connector_config_def())
+        # The worker's config providers (docs/secrets.md): a value that expires restarts its connector.
+        self._transformer = WorkerConfigTransformer.for_worker(
+            worker_config.props, plugins, lambda name: self._connectors.request_restart(name)
+        )
+        self._validator = ConnectorValidator(
+            plugins, worker_config.props, executor.connector_config_def(), self._transformer
+        )
         self._connectors = ConnectorInstances(
             plugins,
             self._post_threadsafe,
             shutdown_timeout_s=worker_config.task_shutdown_graceful_timeout_ms / 1000,
+            transformer=self._transformer,
         )
         effects = EffectRunner(worker_config, plugins, executor, self._connectors, config_store, status_store)
         self._owner = Owner(initial or HerderState(self.worker_id), effects.run, request_timeout_s)
-        self._listener = HerderTaskListener(self._owner.post, offset_store, status_store)
+        self._listener = HerderTaskListener(
+            hiding_secrets(self._owner.post, self._transformer), offset_store, status_store
+        )
         self._offsets = ConnectorOffsetsStore(offset_store, admin)
         self._started = False
         self._loaded = asyncio.Event()
@@ -154,7 +164,9 @@ class HerderFrontDoor:
     def cluster_view(self) -> ClusterView:
         """A read-only snapshot for REST extensions."""
         connectors = {name: dict(r.config) for name, r in self._state.connectors.items()}
-        return ClusterView(connectors, self._cluster_id)
+        return ClusterView(
+            connectors, self._cluster_id, dict(self._listener.task_metrics), self.worker_id, self.placement()
+        )
 
     # --- config writes: what both modes check first ------------------------------------------------------
 

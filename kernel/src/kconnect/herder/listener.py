@@ -9,7 +9,7 @@ ends FAILED with that trace instead of running on with offsets that were never s
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from kconnect.errors import RetriableError
 from kconnect.executor import SourceOffset, SourcePartition
@@ -29,6 +29,8 @@ class HerderTaskListener:
         self._post = post
         self._offsets = offsets
         self._statuses = statuses
+        #: The last metrics each task of this worker sent, until it stops.
+        self.task_metrics: dict[ConnectorTaskId, Mapping[str, Mapping[str, float]]] = {}
 
     def on_running(self, task: ConnectorTaskId, generation: int) -> None:
         """The task started or resumed."""
@@ -43,7 +45,8 @@ class HerderTaskListener:
         self._post(ev.TaskFailed(task, generation, trace))
 
     def on_stopped(self, task: ConnectorTaskId, generation: int) -> None:
-        """The task stopped."""
+        """The task stopped; its metrics go with it (a failed task's stay, as its status does)."""
+        self.task_metrics.pop(task, None)
         self._post(ev.TaskStopped(task, generation))
 
     def on_unassigned(self, task: ConnectorTaskId, generation: int, reason: str) -> None:
@@ -70,3 +73,7 @@ class HerderTaskListener:
     def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
         """Record an active topic (KIP-558)."""
         self._statuses.put_topic(task.connector, topic)
+
+    def on_task_metrics(self, task: ConnectorTaskId, metrics: Mapping[str, Mapping[str, float]]) -> None:
+        """Keep the task's latest metrics for the worker's metrics view."""
+        self.task_metrics[task] = metrics

@@ -17,7 +17,7 @@ from kconnect.errors import BadRequestError, ConnectError, RequestTimeoutError
 from kconnect.herder.api import ConnectorOffset, ConnectorOffsets
 from kconnect.herder.connectors import in_thread
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE
-from kconnect.runtime.kafka_clients import consumer_kwargs
+from kconnect.runtime.kafka_clients import admin_kwargs, consumer_kwargs
 from kconnect.runtime.sink_loop import sink_group_id
 from kconnect.storage.base import OffsetBackingStore, partition_key
 from kconnect.worker_config import WorkerConfig
@@ -250,15 +250,7 @@ class AiokafkaAdmin:
         self._worker = worker
 
     def _admin_kwargs(self) -> dict[str, Any]:
-        kwargs = consumer_kwargs(self._worker.props, {}, "unused")
-        allowed = (
-            "bootstrap_servers",
-            "client_id",
-            "request_timeout_ms",
-            "security_protocol",
-            "sasl_mechanism",
-        )
-        return {k: v for k, v in kwargs.items() if k in allowed}
+        return admin_kwargs(self._worker.props, {})
 
     async def cluster_id(self) -> str:
         """The cluster id from `describe_cluster`."""

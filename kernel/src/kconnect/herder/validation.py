@@ -7,7 +7,9 @@ names (`kconnect.config.plugin_keys`: an unknown one is an error of its key), pl
 own (its `config_def` and `validate`, user code run in a thread); render Kafka's ConfigInfos.
 Create / update then reject a config with errors with Kafka's multi-error message, and an unknown
 connector class with Kafka's 400 "Failed to find any class ..." text. The executor's own connector
-keys (`Executor.connector_config_def`) are validated when a config sets them.
+keys (`Executor.connector_config_def`) are validated when a config sets them. A source config with a
+``topic.creation.`` key also gets its topic creation groups' keys (`kconnect.config.topic_creation`)
+when the worker's ``topic.creation.enable`` is true.
 """
 
 from __future__ import annotations
@@ -29,10 +31,15 @@ from kconnect.config import (
     source_connector_config_def,
 )
 from kconnect.config.connector_keys import WORKER_CONVERTER_DEFAULTS
+from kconnect.config.override_policy import override_policy, validate_client_overrides
 from kconnect.config.plugin_keys import InstalledPlugins, PluginChoices, enrich
+from kconnect.config.providers_view import as_sent
+from kconnect.config.providers_worker import WorkerConfigTransformer
+from kconnect.config.topic_creation import enrich_topic_creation, uses_topic_creation
 from kconnect.errors import BadRequestError, PluginError
 from kconnect.herder.model import ConnectorType
 from kconnect.plugin_host import PluginDesc, PluginHost, PluginType
+from kconnect.worker_config import topic_creation_enabled
 
 log = logging.getLogger(__name__)
 
@@ -92,11 +99,17 @@ class ConnectorValidator:
         plugins: PluginHost,
         worker_props: Mapping[str, str] | None = None,
         executor_keys: ConfigDef | None = None,
+        transformer: WorkerConfigTransformer | None = None,
     ) -> None:
-        """`executor_keys`: the connector keys the executor reads (`Executor.connector_config_def`)."""
+        """`executor_keys`: the connector keys the executor reads (`Executor.connector_config_def`);
+        `transformer`: the worker's config providers, whose references are resolved before validation."""
         self._plugins = plugins
+        self._transformer = transformer or WorkerConfigTransformer()
         self._choices = plugin_choices(plugins, worker_props or {})
         self._executor_keys = executor_keys or ConfigDef()
+        self._worker_props = dict(worker_props or {})
+        self._override_policy = override_policy(self._worker_props)
+        self._topic_creation = topic_creation_enabled(worker_props or {})
 
     def plugin(self, config: Mapping[str, str]) -> PluginDesc:
         """The connector plugin ``connector.class`` names; PluginError if none."""
@@ -122,18 +135,29 @@ class ConnectorValidator:
 
     async def validate(self, config: Mapping[str, str | None]) -> ConfigInfos:
         """Kafka's ConfigInfos for `config`; BadRequestError without ``connector.class``, PluginError
-        when it names no installed connector."""
+        when it names no installed connector.
+
+        As Kafka's validateConnectorConfig, the config's provider references are resolved first and
+        the resolved values validated; the answer shows the values as sent (docs/secrets.md).
+        """
+        sent = config
+        if self._transformer.enabled:
+            # A provider's ConfigException propagates: a 500 with its message, as in Kafka.
+            config = await asyncio.to_thread(self._transformer.transform, sent)
         connector_class = config.get(CONNECTOR_CLASS_CONFIG)
         if not connector_class:
-            raise BadRequestError(f"Connector config {_java_map(config)} contains no connector type")
+            raise BadRequestError(f"Connector config {_java_map(sent)} contains no connector type")
         plugin = self._plugins.connector(connector_class)
-        return await asyncio.to_thread(self._validate_with, plugin, config)
+        infos = await asyncio.to_thread(self._validate_with, plugin, config)
+        return as_sent(infos, sent, config)
 
     def _validate_with(self, plugin: PluginDesc, config: Mapping[str, str | None]) -> ConfigInfos:
         sink = plugin.type is PluginType.SINK
         framework = sink_connector_config_def() if sink else source_connector_config_def()
         choices = dataclasses.replace(self._choices, connector_version=_defined(plugin.version))
         common = enrich(framework, config, choices)
+        if not sink and self._topic_creation and uses_topic_creation(config):
+            common = enrich_topic_creation(common, config)
         # Only the executor keys a config sets: a config without them validates exactly as in Kafka.
         used = ConfigDef()
         for name, key in self._executor_keys.config_keys.items():
@@ -142,7 +166,7 @@ class ConnectorValidator:
         common = common.merge(used, keep_existing=True)
         own_def: ConfigDef = getattr(plugin.cls, "config_def", None) or ConfigDef()
         instance = plugin.cls()
-        return build_config_infos(
+        infos = build_config_infos(
             str(config.get(NAME_CONFIG) or ""),
             plugin.class_name,
             common,
@@ -150,6 +174,13 @@ class ConnectorValidator:
             config,
             instance.validate,
             sink=sink,
+        )
+        # Kafka's validateClientOverrides: the override keys' entries follow the connector's own.
+        overrides, with_errors = validate_client_overrides(
+            self._override_policy, config, self._worker_props, sink=sink
+        )
+        return dataclasses.replace(
+            infos, error_count=infos.error_count + with_errors, configs=(*infos.configs, *overrides)
         )
 
     async def check(self, config: Mapping[str, str]) -> None:
@@ -185,6 +216,11 @@ class ConnectorValidator:
         """The plugin's config keys, then the framework's connector keys (KIP-769); PluginError if unknown."""
         kinds = [t for t in PluginType if t is not PluginType.REST_EXTENSION]
         plugin = self._plugins.find(plugin_name, *kinds)
+        if plugin.type is PluginType.CONFIG_PROVIDER:
+            raise BadRequestError(
+                f"Invalid plugin class {plugin_name}. Valid types are sink, source, converter, "
+                "header_converter, transformation, predicate."
+            )
         own_def: ConfigDef = getattr(plugin.cls, "config_def", None) or ConfigDef()
         framework: ConfigDef | None = None
         if plugin.type is PluginType.SINK:

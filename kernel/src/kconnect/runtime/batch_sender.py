@@ -11,7 +11,8 @@ sticky partitioning, which keeps batches full).
 
 Records of one topic-partition go out in the order given, in batches handed to the producer in
 that order; a batch's records are acknowledged together, in order, with the batch's base offset
-plus their index. A failed batch acknowledges none of its records.
+plus their index. A failed batch acknowledges none of its records; the error callback decides
+whether the failure ends the sending or is tolerated.
 
 Flow control: at most `UNANSWERED_PER_PARTITION` batches of one partition wait for the broker at a
 time (the one aiokafka has in flight and the one it queues behind it). When the broker does not
@@ -77,7 +78,10 @@ class SendAbandoned(Exception):
 AckCallback = Callable[[Sequence[OutgoingRecord], Any], None]
 """Called once per acknowledged batch: its records in order, and the metadata of the first (the
 others' offsets follow it one by one)."""
-ErrorCallback = Callable[[BaseException], None]
+ErrorCallback = Callable[[BaseException, Sequence[OutgoingRecord]], bool]
+"""Called once per failed batch with the error and the batch's records; True when the caller
+tolerates the failure (``errors.tolerance=all``: the records are skipped and sending goes on),
+False when it fails the task (no further batch is handed over)."""
 
 
 class BatchSender:
@@ -208,12 +212,12 @@ class BatchSender:
         self._answered.set()
         if done.cancelled():
             self.failed = True
-            self._on_error(asyncio.CancelledError("send cancelled"))
+            self._on_error(asyncio.CancelledError("send cancelled"), batch.records)
             return
         error = done.exception()
         if error is not None:
-            self.failed = True
-            self._on_error(self._delivery_error(error, batch, slot))
+            if not self._on_error(self._delivery_error(error, batch, slot), batch.records):
+                self.failed = True
             return
         self._on_ack(batch.records, done.result())
 

@@ -2,7 +2,7 @@
 
 An executor hands a task loop a `TaskControl`; the Spark executor implements it over a socket to
 the worker, tests may implement it in memory. Only control traffic crosses it: target states,
-committed source offsets, offset reads and topic names; never records.
+committed source offsets, offset reads, topic names and metrics; never records.
 """
 
 from __future__ import annotations
@@ -47,6 +47,10 @@ class TaskControl(Protocol):
 
     async def topic_used(self, topic: str) -> None:
         """Tell the worker this task used `topic` (first use only; the loop deduplicates)."""
+        ...
+
+    async def report_metrics(self, metrics: Mapping[str, Mapping[str, float]]) -> None:
+        """Send the task's latest metrics (group -> name -> value; `kconnect.runtime.task_metrics`)."""
         ...
 
     @property

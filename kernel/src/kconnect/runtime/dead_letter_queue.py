@@ -6,8 +6,9 @@ it also carries Kafka's ``__connect.errors.*`` headers: where the record came fr
 and task, which stage and class failed, and the error's class, message and stack trace.
 
 The topic is created when missing (one partition, ``errors.deadletterqueue.topic.replication.factor``
-replicas) before the task starts; a topic that cannot be created fails the task. Writes go through
-one producer (the worker's ``producer.*`` settings and the connector's ``producer.override.*``),
+replicas, through an admin client with the worker's admin settings and the connector's
+``admin.override.*``) before the task starts; a topic that cannot be created fails the task. Writes
+go through one producer (the worker's ``producer.*`` settings and the connector's ``producer.override.*``),
 in report order. `report` may be called from any thread (a task's ``put`` runs in its own); it
 returns a future that is done when Kafka acknowledged the write.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import inspect
 import logging
 import traceback
 from asyncio import CancelledError
@@ -29,7 +29,7 @@ from aiokafka.errors import KafkaError, for_code
 
 from kconnect.errors import ConnectError
 from kconnect.runtime.error_handling import Failure, error_class_name
-from kconnect.runtime.kafka_clients import create_producer, producer_kwargs
+from kconnect.runtime.kafka_clients import admin_kwargs, create_producer
 
 log = logging.getLogger(__name__)
 
@@ -81,17 +81,11 @@ def context_headers(failure: Failure, connector: str, task: int) -> list[tuple[s
     return [(HEADER_PREFIX + name, value.encode("utf-8")) for name, value in headers]
 
 
-def _admin_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> dict[str, Any]:
-    """The producer's connection settings (servers, security) an admin client understands too."""
-    accepted = inspect.signature(AIOKafkaAdminClient).parameters
-    return {k: v for k, v in producer_kwargs(worker, connector).items() if k in accepted}
-
-
 async def ensure_dlq_topic(
     worker: Mapping[str, str], connector: Mapping[str, str], dlq: DeadLetterQueueConfig
 ) -> None:
     """Create the DLQ topic with one partition unless it exists (Kafka's rule); ConnectError if that fails."""
-    admin = AIOKafkaAdminClient(**_admin_kwargs(worker, connector))
+    admin = AIOKafkaAdminClient(**admin_kwargs(worker, connector))
     try:
         await admin.start()
         if dlq.topic in await admin.list_topics():

@@ -191,6 +191,8 @@ class ErrorCounts:
     retries: int = 0
     skipped: int = 0
     errors_logged: int = 0
+    #: When the last failure was reported, in ms since the epoch (0: never).
+    last_error_ms: float = 0.0
 
 
 @dataclass
@@ -259,17 +261,24 @@ class ErrorHandler:
         return None
 
     def execute_failed(
-        self, stage: Stage, executing_class: str, error: BaseException, consumed: Any
+        self,
+        stage: Stage,
+        executing_class: str,
+        error: BaseException,
+        consumed: Any = None,
+        source_record: SourceRecord | None = None,
     ) -> concurrent.futures.Future[None]:
-        """A failure the task reported itself (the ErrantRecordReporter): report it, then tolerate it
-        (a future done when every report is) or raise "Tolerance exceeded in error handler"."""
-        futures = self._report(Failure(stage, executing_class, error, 1, consumed))
+        """A failure found outside a retried operation (a record the sink task reported, a record
+        Kafka refused): report it, then tolerate it (a future done when every report is) or raise
+        "Tolerance exceeded in error handler"."""
+        futures = self._report(Failure(stage, executing_class, error, 1, consumed, source_record))
         if not self.policy.tolerate_all:
             raise ConnectError(TOLERANCE_EXCEEDED) from error
         return _all_of(futures)
 
     def _report(self, failure: Failure) -> list[concurrent.futures.Future[None]]:
         self.counts.failures += 1
+        self.counts.last_error_ms = time.time() * 1000
         futures = []
         for reporter in self.reporters:
             if isinstance(reporter, LogReporter):

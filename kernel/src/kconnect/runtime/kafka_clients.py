@@ -1,8 +1,19 @@
-"""aiokafka client settings from Kafka's property names.
+"""aiokafka client settings from Kafka's property names: one path for every client kconnect makes.
 
-Java Kafka Connect passes ``producer.*`` / ``consumer.*`` worker properties (and, per connector,
-``producer.override.*`` / ``consumer.override.*``) to its clients. kconnect maps the ones aiokafka
-understands and logs the rest once, so a Java worker file still runs.
+Every aiokafka client goes through `client_kwargs`, which maps each Java client property with the
+table in `kconnect.config.client_properties` (and `kconnect.security` for SASL and SSL): a key is
+mapped, accepted without effect, or refused with a `ClientConfigError` naming it. Refused keys are
+caught earlier: the worker's at start-up (`kconnect.config.client_properties.worker_client_problems`),
+a connector's overrides at validation (`kconnect.config.override_policy`). Which keys reach a client
+follows Kafka's Worker:
+
+* a source task's producer: ``bootstrap.servers``, the worker's ``producer.*``, the connector's
+  ``producer.override.*`` (`producer_kwargs`); a sink task's consumer the same with ``consumer``
+  (`consumer_kwargs`); a connector's admin client the worker's top-level client keys, ``admin.*``,
+  then ``admin.override.*`` (`admin_kwargs`);
+* the worker's own clients (internal topics, group membership, the offsets API's admin): the
+  worker's top-level client keys (``security.protocol``, ``sasl.*``, ``ssl.*``...) as Kafka's
+  WorkerConfig hands its originals to them (`internal_kwargs`).
 
 The loops see their clients through two small protocols, `ProducerClient` and `ConsumerClient`:
 aiokafka's classes satisfy them, and unit tests of the loops' logic pass fakes.
@@ -13,93 +24,128 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
+from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+from aiokafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from aiokafka.errors import KafkaError, KafkaTimeoutError
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
+
+from kconnect.config.client_properties import (
+    MAPPED,
+    ClientKind,
+    client_problems,
+    client_property,
+    internal_client_props,
+    worker_admin_props,
+)
+from kconnect.config.configdef import parse_type
+from kconnect.config.values import ConfigType
+from kconnect.security import security_kwargs, security_problems
 
 log = logging.getLogger(__name__)
 
 
-def _int(v: str) -> int:
-    return int(v.strip())
+class ClientConfigError(ValueError):
+    """A client property kconnect refuses; the message names the client, the key and why."""
 
 
-def _bool(v: str) -> bool:
-    return v.strip().lower() == "true"
-
-
-def _str(v: str) -> str:
-    return v.strip()
-
-
-def _acks(v: str) -> int | str:
-    v = v.strip()
-    return "all" if v in ("all", "-1") else int(v)
-
-
-_COMMON: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "client.id": ("client_id", _str),
-    "request.timeout.ms": ("request_timeout_ms", _int),
-    "metadata.max.age.ms": ("metadata_max_age_ms", _int),
-    "retry.backoff.ms": ("retry_backoff_ms", _int),
-    "security.protocol": ("security_protocol", _str),
-    "sasl.mechanism": ("sasl_mechanism", _str),
-    "connections.max.idle.ms": ("connections_max_idle_ms", _int),
+_ASSIGNORS: dict[str, type[AbstractPartitionAssignor]] = {
+    "org.apache.kafka.clients.consumer.RangeAssignor": RangePartitionAssignor,
+    "org.apache.kafka.clients.consumer.RoundRobinAssignor": RoundRobinPartitionAssignor,
+    "org.apache.kafka.clients.consumer.StickyAssignor": StickyPartitionAssignor,
 }
+_COOPERATIVE = "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
 
-_PRODUCER: dict[str, tuple[str, Callable[[str], Any]]] = {
-    **_COMMON,
-    "acks": ("acks", _acks),
-    "linger.ms": ("linger_ms", _int),
-    "batch.size": ("max_batch_size", _int),
-    "max.request.size": ("max_request_size", _int),
-    "compression.type": ("compression_type", lambda v: None if v.strip() == "none" else v.strip()),
-    "enable.idempotence": ("enable_idempotence", _bool),
-}
 
-_CONSUMER: dict[str, tuple[str, Callable[[str], Any]]] = {
-    **_COMMON,
-    "auto.offset.reset": ("auto_offset_reset", _str),
-    "fetch.max.bytes": ("fetch_max_bytes", _int),
-    "fetch.min.bytes": ("fetch_min_bytes", _int),
-    "fetch.max.wait.ms": ("fetch_max_wait_ms", _int),
-    "max.partition.fetch.bytes": ("max_partition_fetch_bytes", _int),
-    "max.poll.records": ("max_poll_records", _int),
-    "max.poll.interval.ms": ("max_poll_interval_ms", _int),
-    "session.timeout.ms": ("session_timeout_ms", _int),
-    "heartbeat.interval.ms": ("heartbeat_interval_ms", _int),
-    "isolation.level": ("isolation_level", _str),
-}
+def _assignors(classes: list[str]) -> tuple[type[AbstractPartitionAssignor], ...]:
+    """aiokafka's assignors for Java's class names, in order; the cooperative one is skipped (aiokafka
+    rebalances eagerly), which is what a Java group does with Kafka's default list too."""
+    chosen = []
+    for name in classes:
+        name = name.removeprefix("class ").strip()
+        if name in _ASSIGNORS:
+            chosen.append(_ASSIGNORS[name])
+        elif name != _COOPERATIVE:
+            raise ClientConfigError(
+                f"partition.assignment.strategy: {name} is not supported by kconnect "
+                f"(supported: {', '.join(sorted(_ASSIGNORS))})"
+            )
+    if not chosen:
+        raise ClientConfigError(
+            "partition.assignment.strategy: kconnect needs one of " + ", ".join(sorted(_ASSIGNORS))
+        )
+    return tuple(chosen)
+
+
+def _argument(name: str, raw: str, config_type: ConfigType) -> Any:
+    value = parse_type(name, raw, config_type)
+    if name == "acks":
+        return "all" if str(value).strip() in ("all", "-1") else int(str(value))
+    if name == "compression.type":
+        return None if str(value).lower() == "none" else str(value).lower()
+    if name in ("auto.offset.reset", "isolation.level"):
+        return str(value).lower()
+    if name == "partition.assignment.strategy":
+        return _assignors([str(item) for item in value])  # type: ignore[attr-defined]
+    if name == "bootstrap.servers":
+        return ",".join(str(server) for server in value)  # type: ignore[attr-defined]
+    return value
+
+
+def _is_security_key(name: str) -> bool:
+    return name == "security.protocol" or name.startswith(("sasl.", "ssl."))
+
+
+def client_kwargs(kind: ClientKind, props: Mapping[str, str]) -> dict[str, Any]:
+    """aiokafka keyword arguments for client `kind` from its Kafka properties (unprefixed names).
+
+    Mapped keys become their aiokafka argument; security keys an SSL context and SASL credentials;
+    the others have no effect. Raises ClientConfigError naming the first key kconnect refuses.
+    Keys the task loops read themselves (``delivery.timeout.ms``, ``retries``) give no argument.
+    """
+    problems = {**client_problems(kind, props), **security_problems(props)}
+    if problems:
+        key, reason = next(iter(problems.items()))
+        raise ClientConfigError(f"{kind.value} setting {key}: {reason}")
+    kwargs: dict[str, Any] = {}
+    for name, raw in props.items():
+        prop = client_property(kind, name)
+        if prop is None or prop.support is not MAPPED or _is_security_key(name):
+            continue
+        if prop.argument and prop.argument.isidentifier():
+            kwargs[prop.argument] = _argument(name, raw, prop.spec_for(kind).type)
+    try:
+        kwargs.update(security_kwargs(props))
+    except ValueError as bad:
+        raise ClientConfigError(f"{kind.value} setting {bad}") from bad
+    return kwargs
 
 
 def _prefixed(props: Mapping[str, str], prefix: str) -> dict[str, str]:
     return {k[len(prefix) :]: v for k, v in props.items() if k.startswith(prefix)}
 
 
-def _translate(
-    props: Mapping[str, str], table: Mapping[str, tuple[str, Callable[[str], Any]]], what: str
-) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {}
-    for key, raw in props.items():
-        if key == "bootstrap.servers":
-            continue
-        if key not in table:
-            log.info("%s setting %s is not supported by aiokafka and is ignored", what, key)
-            continue
-        name, parse = table[key]
-        try:
-            kwargs[name] = parse(raw)
-        except ValueError:
-            raise ValueError(f"{what} setting {key}: invalid value {raw!r}") from None
+def internal_kwargs(worker: Mapping[str, str], kind: ClientKind = ClientKind.ADMIN) -> dict[str, Any]:
+    """aiokafka arguments for one of the worker's own clients (internal topics, group membership,
+    the offsets API): ``bootstrap.servers`` and the worker's top-level client keys."""
+    kwargs = client_kwargs(kind, internal_client_props(worker))
+    kwargs.setdefault("request_timeout_ms", JAVA_REQUEST_TIMEOUT_MS)
     return kwargs
 
 
-#: Producer keys about retrying that aiokafka has no argument for: `DeliveryPolicy` carries them.
-_DELIVERY_KEYS = ("delivery.timeout.ms", "retries", "max.in.flight.requests.per.connection")
+def connection_kwargs(worker: Mapping[str, str]) -> dict[str, Any]:
+    """The connection and security arguments of `internal_kwargs`, for a client that sets its own
+    servers, id and request timeout (the group member's `AIOKafkaClient`)."""
+    own = ("bootstrap_servers", "client_id", "request_timeout_ms")
+    return {k: v for k, v in internal_kwargs(worker).items() if k not in own}
+
+
 #: Kafka Connect's producers retry a retriable error without end (Worker.baseProducerConfigs).
 CONNECT_DELIVERY_TIMEOUT_MS = 2**31 - 1
 #: The Java producer's default ``request.timeout.ms`` (aiokafka's own default is 40 s).
@@ -118,17 +164,15 @@ def _producer_props(worker: Mapping[str, str], connector: Mapping[str, str]) -> 
 
 def producer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> dict[str, Any]:
     """AIOKafkaProducer keyword arguments: Connect's defaults, worker ``producer.*``, connector overrides."""
-    props = _producer_props(worker, connector)
+    props = {"bootstrap.servers": worker.get("bootstrap.servers", "localhost:9092")}
+    props.update(_producer_props(worker, connector))
     kwargs: dict[str, Any] = {
-        "bootstrap_servers": props.get("bootstrap.servers")
-        or worker.get("bootstrap.servers", "localhost:9092"),
         "acks": "all",
         "linger_ms": 5,
         "max_batch_size": 256 * 1024,
         "request_timeout_ms": JAVA_REQUEST_TIMEOUT_MS,
     }
-    mapped = {k: v for k, v in props.items() if k not in _DELIVERY_KEYS}
-    kwargs.update(_translate(mapped, _PRODUCER, "producer"))
+    kwargs.update(client_kwargs(ClientKind.PRODUCER, props))
     return kwargs
 
 
@@ -189,19 +233,33 @@ def delivery_policy(worker: Mapping[str, str], connector: Mapping[str, str]) -> 
 
 
 def consumer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str], group_id: str) -> dict[str, Any]:
-    """AIOKafkaConsumer keyword arguments for a sink task in consumer group `group_id`."""
-    props = {**_prefixed(worker, "consumer."), **_prefixed(connector, "consumer.override.")}
+    """AIOKafkaConsumer keyword arguments for a sink task in consumer group `group_id` (Connect's
+    ``connect-<name>``; the worker's ``consumer.group.id`` or the connector's override wins, as in Kafka)."""
+    props = {"bootstrap.servers": worker.get("bootstrap.servers", "localhost:9092"), "group.id": group_id}
+    props.update(_prefixed(worker, "consumer."))
+    props.update(_prefixed(connector, "consumer.override."))
     kwargs: dict[str, Any] = {
-        "bootstrap_servers": props.get("bootstrap.servers")
-        or worker.get("bootstrap.servers", "localhost:9092"),
         "auto_offset_reset": "earliest",
         "max_poll_records": 4096,
         # A sink may subscribe before its topic exists; find it within seconds, not aiokafka's 5 minutes.
         "metadata_max_age_ms": 3000,
     }
-    kwargs.update(_translate(props, _CONSUMER, "consumer"))
-    kwargs["group_id"] = group_id
+    kwargs.update(client_kwargs(ClientKind.CONSUMER, props))
     kwargs["enable_auto_commit"] = False
+    return kwargs
+
+
+def admin_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> dict[str, Any]:
+    """AIOKafkaAdminClient keyword arguments for a connector's admin client (Kafka's `Worker.adminConfigs`).
+
+    The worker's own client keys (``bootstrap.servers``, ``security.protocol``...), then its
+    ``admin.*`` keys, then the connector's ``admin.override.*`` keys.
+    """
+    props = internal_client_props(worker)
+    props.update(worker_admin_props(worker))
+    props.update(_prefixed(connector, "admin.override."))
+    kwargs: dict[str, Any] = {"request_timeout_ms": JAVA_REQUEST_TIMEOUT_MS}
+    kwargs.update(client_kwargs(ClientKind.ADMIN, props))
     return kwargs
 
 

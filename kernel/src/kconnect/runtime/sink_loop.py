@@ -62,6 +62,7 @@ from kconnect.runtime.kafka_clients import (
 from kconnect.runtime.sink_offsets import DeliveryBatch, SinkOffsets
 from kconnect.runtime.sink_records import SinkRecordBuilder
 from kconnect.runtime.task_context import LoopSinkTaskContext
+from kconnect.runtime.task_metrics import MetricsReporter, TaskMetrics
 from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
 from kconnect.task import SinkTask, TopicPartition
 
@@ -144,6 +145,14 @@ class SinkLoop:
         self.context = LoopSinkTaskContext(spec.task_config, self.errant)
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
         self.builder = SinkRecordBuilder(self.plugins, self.errors)
+        self.metrics = TaskMetrics("sink", self.errors.counts)
+        self.metrics.partitions = lambda: len(self.context.assigned)
+        self.metrics.active = lambda: len(self._redelivery.records) if self._redelivery else 0
+        if self.dlq is not None:
+            queue = self.dlq
+            self.metrics.dlq_requests = lambda: queue.produce_requests
+            self.metrics.dlq_failures = lambda: queue.produce_failures
+        self.reporter = MetricsReporter(self.metrics, control.report_metrics)
         #: A retry may sleep: then records are converted off the event loop, which keeps the consumer alive.
         self._convert_in_thread = self.errors.policy.retries
         group = sink_group_id(spec.id.connector)
@@ -186,6 +195,7 @@ class SinkLoop:
             await self.consumer.stop()
             if self.dlq is not None:
                 await self.dlq.stop()
+            await self.reporter.final_report()
         log.info("Sink task %s stopped after delivering %d records", self.spec.id, self.records_put)
 
     def _subscribe(self) -> None:
@@ -218,6 +228,7 @@ class SinkLoop:
             if time.monotonic() >= next_commit or self.context.commit_requested:
                 await self.commit()
                 next_commit = time.monotonic() + self.flush_interval_s
+            await self.reporter.maybe_report()
 
     async def _look_for_topics(self) -> None:
         now = time.monotonic()
@@ -275,7 +286,8 @@ class SinkLoop:
     # --- put --------------------------------------------------------------------------------------
 
     async def _put_fetched(self, fetched: Mapping[KafkaTopicPartition, Any], revocations: int) -> None:
-        for tp in fetched:
+        for tp, messages in fetched.items():
+            self.metrics.records_in += len(messages)
             if self.topics.is_new(tp.topic):
                 await self.control.topic_used(tp.topic)
         ours = {TopicPartition(tp.topic, tp.partition): m for tp, m in fetched.items()}
@@ -310,6 +322,7 @@ class SinkLoop:
         """Offer `batch` to `put` (the task lock is held); on RetriableError keep it for later."""
         if self.errant is not None:
             self.errant.consumed = batch.consumed
+        started = time.monotonic()
         try:
             await asyncio.to_thread(self.task.put, batch.records)
         except RetriableError:
@@ -326,6 +339,8 @@ class SinkLoop:
         self._redelivery = None
         self.offsets.delivered(batch.next_offsets)
         self.records_put += len(batch.records)
+        self.metrics.records_out += len(batch.records)
+        self.metrics.batch(started, len(batch.records))
         self._sync_pauses()
 
     # --- commit -----------------------------------------------------------------------------------
@@ -345,11 +360,13 @@ class SinkLoop:
         to_commit = self.offsets.to_commit(safe, self.context.assigned)
         if not to_commit:
             return
+        started = time.monotonic()
         try:
             await self.consumer.commit(
                 {KafkaTopicPartition(tp.topic, tp.partition): offset for tp, offset in to_commit.items()}
             )
         except REBALANCE_COMMIT_ERRORS as exc:
+            self.metrics.commit(started, ok=False)
             log.warning(
                 "Committing offsets of %s failed because its consumer group rebalanced (%s); "
                 "the next commit sends them again",
@@ -358,6 +375,7 @@ class SinkLoop:
             )
             return
         except KafkaError as exc:
+            self.metrics.commit(started, ok=False)
             if not broker_unreachable(exc):
                 raise
             log.warning(
@@ -368,6 +386,7 @@ class SinkLoop:
             )
             return
         self.offsets.commit_succeeded(to_commit)
+        self.metrics.commit(started, ok=True)
 
     # --- rebalance --------------------------------------------------------------------------------
 

@@ -39,13 +39,18 @@ from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, cla
 from kconnect.runtime.kafka_clients import ProducerClient, create_producer, delivery_policy
 from kconnect.runtime.submitted_records import SubmittedRecords, partition_key
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
+from kconnect.runtime.task_metrics import MetricsReporter, TaskMetrics
 from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
+from kconnect.runtime.topic_creation import TopicCreation
 from kconnect.task import SourceTask
 
 log = logging.getLogger(__name__)
 
 #: A record ready to send: as transformed, then its key, value and headers as bytes.
 _Prepared = tuple[SourceRecord, bytes | None, bytes | None, list[tuple[str, bytes]]]
+
+#: The class Kafka names for a failed send (stage KAFKA_PRODUCE) in error reports.
+PRODUCER_STAGE_CLASS = "org.apache.kafka.connect.runtime.WorkerSourceTask"
 
 #: How long to wait before polling again when `poll` returned nothing.
 IDLE_BACKOFF_S = 0.05
@@ -82,6 +87,9 @@ class SourceLoop:
         self.errors = ErrorHandler.for_connector(str(spec.id), spec.connector_config)
         #: A retry may sleep: then records are prepared off the event loop, which keeps sending.
         self._convert_in_thread = self.errors.policy.retries
+        self.metrics = TaskMetrics("source", self.errors.counts)
+        self.metrics.active = lambda: self.submitted.pending
+        self.reporter = MetricsReporter(self.metrics, control.report_metrics)
         self.producer = producer or create_producer(spec.worker, spec.connector_config)
         self.sender = BatchSender(
             self.producer,
@@ -92,6 +100,12 @@ class SourceLoop:
             name=f"Source task {spec.id}",
         )
         self.topics = ActiveTopics(control)
+        self.topic_creation = TopicCreation.for_task(
+            spec.worker,
+            spec.connector_config,
+            stopping=lambda: control.target is TargetState.STOPPED,
+            task=f"Source task {spec.id}",
+        )
         self.send_error: BaseException | None = None
         self.records_sent = 0
         #: Acknowledged offsets the worker could not store yet, by source partition.
@@ -120,14 +134,18 @@ class SourceLoop:
         finally:
             self.plugins.close()
             await self._stop_producer()
+            await self.reporter.final_report()
         log.info("Source task %s stopped after sending %d records", self.spec.id, self.records_sent)
 
     async def _move_records(self) -> None:
         next_commit = time.monotonic() + self.flush_interval_s
         follower = TargetFollower(self.control)
         while await follower.proceed(self._commit_before_pause):
+            started = time.monotonic()
             records = await asyncio.to_thread(self.task.poll)
             if records:
+                self.metrics.records_in += len(records)
+                self.metrics.batch(started, len(records))
                 try:
                     await self._send_all(records)
                 except SendAbandoned:
@@ -139,6 +157,7 @@ class SourceLoop:
             if time.monotonic() >= next_commit:
                 await self._commit()
                 next_commit = time.monotonic() + self.flush_interval_s
+            await self.reporter.maybe_report()
 
     async def _send_all(self, records: list[SourceRecord]) -> None:
         """Transform and convert a poll's records, then send them in per-partition batches."""
@@ -166,6 +185,7 @@ class SourceLoop:
             )
             if self.topics.is_new(record.topic):
                 await self.control.topic_used(record.topic)
+        await self.topic_creation.ensure(outgoing_record.topic for outgoing_record in outgoing)
         await self.sender.send(outgoing)
         self.records_sent += len(outgoing)
 
@@ -218,6 +238,7 @@ class SourceLoop:
 
     def _on_ack(self, batch: Sequence[OutgoingRecord], metadata: Any) -> None:
         ack = self.submitted.ack
+        self.metrics.records_out += len(batch)
         if not self._notify_commits:
             for outgoing in batch:
                 ack(outgoing.on_ack[0])
@@ -234,8 +255,19 @@ class SourceLoop:
         except Exception:
             log.exception("commit_record of %s failed", self.spec.id)
 
-    def _on_send_error(self, error: BaseException) -> None:
-        self.send_error = self.send_error or error
+    def _on_send_error(self, error: BaseException, batch: Sequence[OutgoingRecord]) -> bool:
+        """A batch Kafka did not take: under ``errors.tolerance=all`` its records are reported and
+        skipped, their offsets committed in turn (Kafka's KIP-779); otherwise the task fails."""
+        if not self.errors.policy.tolerate_all:
+            self.send_error = self.send_error or error
+            return False
+        for outgoing in batch:
+            submitted, record = outgoing.on_ack
+            self.errors.execute_failed(Stage.KAFKA_PRODUCE, PRODUCER_STAGE_CLASS, error, source_record=record)
+            self.errors.counts.skipped += 1
+            self.submitted.ack(submitted)
+            self._commit_record(record, None)
+        return True
 
     def _raise_send_error(self) -> None:
         if self.send_error is not None:
@@ -289,15 +321,18 @@ class SourceLoop:
         if not self._unstored:
             return
         offsets = list(self._unstored.values())
+        started = time.monotonic()
         try:
             await self.control.commit_source_offsets(offsets)
         except RetriableError as exc:
+            self.metrics.commit(started, ok=False)
             log.warning(
                 "Source task %s could not store its offsets (%s); trying again at the next commit",
                 self.spec.id,
                 exc,
             )
             return
+        self.metrics.commit(started, ok=True)
         self._unstored.clear()
         await asyncio.to_thread(self.task.commit)
 

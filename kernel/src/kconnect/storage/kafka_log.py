@@ -20,7 +20,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.errors import KafkaError
 from aiokafka.structs import TopicPartition
 
-from kconnect.runtime.kafka_clients import broker_unreachable, consumer_kwargs, producer_kwargs
+from kconnect.config.client_properties import ClientKind
+from kconnect.runtime.kafka_clients import broker_unreachable, internal_kwargs
 from kconnect.storage.base import StoreError, StoreUnavailableError
 
 log = logging.getLogger(__name__)
@@ -28,27 +29,8 @@ log = logging.getLogger(__name__)
 READ_WRITE_TIMEOUT_S = 30.0
 """How long a write or a read to the end may take (Kafka's READ_WRITE_TOTAL_TIMEOUT_MS)."""
 
-# Top-level worker properties Java's internal clients take (they read the worker's originals).
-_CLIENT_KEYS = (
-    "security.protocol",
-    "sasl.mechanism",
-    "request.timeout.ms",
-    "metadata.max.age.ms",
-    "retry.backoff.ms",
-    "connections.max.idle.ms",
-)
-
 RecordCallback = Callable[[Any], None]
 """Called with each aiokafka ConsumerRecord (``key``/``value`` bytes or None, ``offset``), in order."""
-
-
-def internal_client_props(worker_props: Mapping[str, str]) -> dict[str, str]:
-    """The worker properties that configure the clients of internal topics, as Kafka's prefixed keys."""
-    props = {"bootstrap.servers": worker_props.get("bootstrap.servers", "localhost:9092")}
-    for key in _CLIENT_KEYS:
-        if key in worker_props:
-            props[f"producer.{key}"] = props[f"consumer.{key}"] = worker_props[key]
-    return props
 
 
 class KafkaBasedLog:
@@ -66,11 +48,17 @@ class KafkaBasedLog:
         self.topic = topic
         self._what = what
         self._on_record = on_record
-        props = internal_client_props(worker_props)
-        producer = producer_kwargs(props, {})
+        # The worker's top-level client keys (security.protocol, sasl.*, ssl.*...), as Kafka's stores use.
+        producer = internal_kwargs(worker_props, ClientKind.PRODUCER)
         producer.update(client_id=client_id, acks="all", linger_ms=0, enable_idempotence=False)
-        consumer = consumer_kwargs(props, {}, "unused")
-        consumer.update(group_id=None, client_id=client_id, auto_offset_reset="earliest")
+        consumer = {
+            "max_poll_records": 4096,
+            "metadata_max_age_ms": 3000,
+            **internal_kwargs(worker_props, ClientKind.CONSUMER),
+        }
+        consumer.update(
+            group_id=None, client_id=client_id, auto_offset_reset="earliest", enable_auto_commit=False
+        )
         self._producer_kwargs, self._consumer_kwargs = producer, consumer
         self._producer: AIOKafkaProducer | None = None
         self._consumer: AIOKafkaConsumer | None = None

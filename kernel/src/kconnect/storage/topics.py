@@ -13,14 +13,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.errors import KafkaError, for_code
 
 from kconnect.errors import ConnectError
-from kconnect.storage.kafka_log import internal_client_props
+from kconnect.runtime.kafka_clients import internal_kwargs
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ async def ensure_topic(worker_props: Mapping[str, str], spec: TopicSpec) -> bool
     Raises InternalTopicError naming the topic when it cannot be created, is not compacted, or
     (the config topic) has more than one partition.
     """
-    admin = AIOKafkaAdminClient(**_admin_kwargs(worker_props))
+    admin = AIOKafkaAdminClient(**internal_kwargs(worker_props))
     try:
         await admin.start()
         created = await _create(admin, spec)
@@ -71,17 +71,6 @@ async def ensure_topic(worker_props: Mapping[str, str], spec: TopicSpec) -> bool
     finally:
         await admin.close()
     return created
-
-
-def _admin_kwargs(worker_props: Mapping[str, str]) -> dict[str, Any]:
-    props = internal_client_props(worker_props)
-    kwargs: dict[str, Any] = {"bootstrap_servers": props["bootstrap.servers"]}
-    for key, name in (("security.protocol", "security_protocol"), ("sasl.mechanism", "sasl_mechanism")):
-        if f"producer.{key}" in props:
-            kwargs[name] = props[f"producer.{key}"]
-    if "producer.request.timeout.ms" in props:
-        kwargs["request_timeout_ms"] = int(props["producer.request.timeout.ms"])
-    return kwargs
 
 
 async def _create(admin: AIOKafkaAdminClient, spec: TopicSpec) -> bool:

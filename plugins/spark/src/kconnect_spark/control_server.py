@@ -180,6 +180,8 @@ class ControlServer:
             run.reported = "stopped"  # reported when the Spark job ends: the Spark task is gone too
         elif kind == "topic":
             self._listener.on_topic_used(task, str(message["topic"]))
+        elif kind == "metrics":
+            self._listener.on_task_metrics(task, message["metrics"])
         elif kind == "commit":
             offsets = [(p, o) for p, o in message["offsets"]]
             await self._answer(writer, message["id"], self._listener.on_commit_source_offsets(task, offsets))

@@ -32,6 +32,7 @@ import logging
 import os
 import pickle
 import threading
+import time
 import traceback
 from typing import Any
 
@@ -99,6 +100,7 @@ class SparkExecutor:
         self._order = itertools.count(1)
         self._session: Any = None
         self._session_error: BaseException | None = None
+        self._startup_s: float | None = None
         self._slots: int | None = None
         self._stopping = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -127,12 +129,14 @@ class SparkExecutor:
         threading.Thread(target=self._start_session, name="kconnect-spark-start", daemon=True).start()
 
     def _start_session(self) -> None:
+        started = time.monotonic()
         try:
             session = build_session(self._conf)
         except Exception as exc:  # reported to every waiting task and to `ready`
             log.exception("Spark failed to start")
             self._call_soon(self._session_failed, exc)
             return
+        self._startup_s = time.monotonic() - started
         self._call_soon(self._session_ready, session)
         if self._archive is not None and not self._archive.is_file():
             build_in_background(self._conf, self._archive)
@@ -205,7 +209,7 @@ class SparkExecutor:
             for host in self._pool.launched()
         )
         unplaced = tuple(run.id for run in self._waiting)
-        return Placement(self.name, self._slots, self._capacity, hosts, unplaced)
+        return Placement(self.name, self._slots, self._capacity, hosts, unplaced, self._startup_s)
 
     async def stop(self) -> None:
         """Stop all tasks gracefully, then Spark and the control channel."""

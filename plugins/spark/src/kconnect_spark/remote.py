@@ -197,6 +197,10 @@ class SocketTaskControl:
         """Tell the worker the task used this topic."""
         await self.send({"type": "topic", "topic": topic})
 
+    async def report_metrics(self, metrics: Mapping[str, Mapping[str, float]]) -> None:
+        """Send the task's latest metrics to the worker."""
+        await self.send({"type": "metrics", "metrics": {g: dict(m) for g, m in metrics.items()}})
+
 
 async def run_task(launch: TaskLaunch) -> dict[str, str]:
     """Connect to the worker, run the task loop to completion and report how it ended.

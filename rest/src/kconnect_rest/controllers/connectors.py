@@ -14,6 +14,7 @@ from litestar.params import Body, PathParameter, QueryParameter
 
 from kconnect_rest import bodies, wire
 from kconnect_rest.bodies import ConfigBody, ConfigPatch, CreateConnectorRequest
+from kconnect_rest.controllers import hidden
 from kconnect_rest.dependencies import HerderDep
 from kconnect_rest.errors import error_responses
 
@@ -74,17 +75,18 @@ class ConnectorsController(Controller):
         config = bodies.with_connector_name(bodies.string_map(data.config), name)
         state = bodies.initial_state(data.initial_state)
         result = await herder.put_connector_config(name, config, allow_replace=False, initial_state=state)
-        return Response(wire.connector_info(result.info), status_code=201, headers=location(request, name))
+        info = hidden.connector_info(herder, result.info)
+        return Response(info, status_code=201, headers=location(request, name))
 
     @get("/{connector:str}", summary="A connector's info", responses=error_responses(400, 404, 409))
     async def get_connector(self, herder: HerderDep, connector: ConnectorName) -> wire.ConnectorInfo:
-        """Config, task ids and type of one connector."""
-        return wire.connector_info(await herder.connector_info(connector))
+        """Config (PASSWORD values hidden), task ids and type of one connector."""
+        return hidden.connector_info(herder, await herder.connector_info(connector))
 
     @get("/{connector:str}/config", summary="A connector's config", responses=error_responses(400, 404, 409))
     async def get_config(self, herder: HerderDep, connector: ConnectorName) -> dict[str, str]:
-        """The raw config (``${...}`` references unresolved)."""
-        return await herder.connector_config(connector)
+        """The raw config (``${...}`` references unresolved, PASSWORD values hidden)."""
+        return hidden.config(herder, await herder.connector_config(connector))
 
     @put(
         "/{connector:str}/config",
@@ -105,14 +107,16 @@ class ConnectorsController(Controller):
             ),
         ],
     ) -> Response[wire.ConnectorInfo]:
-        """201 with Location if created, 200 if updated; the target state is left as it is."""
+        """201 with Location if created, 200 if updated; the target state is left as it is.
+
+        A PASSWORD key sent as exactly ``[hidden]`` keeps its stored value."""
         config = bodies.with_connector_name(bodies.string_map(data), connector)
+        config = await hidden.kept(herder, connector, config)
         result = await herder.put_connector_config(connector, config, allow_replace=True)
+        info = hidden.connector_info(herder, result.info)
         if result.created:
-            return Response(
-                wire.connector_info(result.info), status_code=201, headers=location(request, connector)
-            )
-        return Response(wire.connector_info(result.info), status_code=200)
+            return Response(info, status_code=201, headers=location(request, connector))
+        return Response(info, status_code=200)
 
     @patch(
         "/{connector:str}/config",
@@ -125,8 +129,9 @@ class ConnectorsController(Controller):
         connector: ConnectorName,
         data: Annotated[ConfigPatch, Body(description="Keys to set; a null value removes the key")],
     ) -> wire.ConnectorInfo:
-        """Merge the patch into the config, re-validate and apply it."""
-        return wire.connector_info(await herder.patch_connector_config(connector, bodies.patch_map(data)))
+        """Merge the patch into the config, re-validate and apply it ([hidden] keeps a PASSWORD value)."""
+        patch = await hidden.kept_patch(herder, connector, bodies.patch_map(data))
+        return hidden.connector_info(herder, await herder.patch_connector_config(connector, patch))
 
     @delete("/{connector:str}", summary="Delete a connector", responses=error_responses(400, 404, 409))
     async def delete_connector(self, herder: HerderDep, connector: ConnectorName) -> None:
@@ -140,8 +145,8 @@ class ConnectorsController(Controller):
 
     @get("/{connector:str}/tasks", summary="A connector's tasks", responses=error_responses(400, 404, 409))
     async def get_tasks(self, herder: HerderDep, connector: ConnectorName) -> list[wire.TaskInfo]:
-        """Each task's id and config; empty when STOPPED or created PAUSED/STOPPED."""
-        return [wire.task_info(task) for task in await herder.task_configs(connector)]
+        """Each task's id and config, PASSWORD values hidden; empty when STOPPED or created PAUSED/STOPPED."""
+        return await hidden.task_infos(herder, connector, await herder.task_configs(connector))
 
     @get(
         "/{connector:str}/tasks/{task:int}/status",
@@ -171,5 +176,5 @@ async def _expansion(herder: Herder, name: str, expand: tuple[str, ...]) -> wire
         if kind == "status":
             expansion.status = wire.connector_state_info(await herder.connector_status(name))
         elif kind == "info":
-            expansion.info = wire.connector_info(await herder.connector_info(name))
+            expansion.info = hidden.connector_info(herder, await herder.connector_info(name))
     return expansion

@@ -1,0 +1,75 @@
+"""Kafka Connect worker keys that kconnect checks but that change nothing in how it runs.
+
+Java worker files carry them, so they must keep starting; each is validated as Kafka validates it
+(a bad value stops the worker with Kafka's text), and each is a row in ``docs/differences.md``
+saying why it has no effect. ``exactly.once.source.support`` other than ``disabled`` is refused:
+kconnect has no exactly-once source support, and a worker must not pretend to give it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Final
+
+log = logging.getLogger(__name__)
+
+PLUGIN_DISCOVERY_CONFIG: Final = "plugin.discovery"
+PLUGIN_DISCOVERY_VALUES: Final = ("ONLY_SCAN", "HYBRID_WARN", "HYBRID_FAIL", "SERVICE_LOAD")
+EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG: Final = "exactly.once.source.support"
+EXACTLY_ONCE_SOURCE_SUPPORT_VALUES: Final = ("disabled", "preparing", "enabled")
+#: Distributed keys about re-reading the config topic when a worker falls behind, and their defaults.
+SYNC_KEYS: Final = {"worker.sync.timeout.ms": 3000, "worker.unsync.backoff.ms": 300000}
+
+
+def check_worker_keys(props: Mapping[str, str]) -> list[str]:
+    """Kafka's errors for the keys of every worker (``<key>: <message>``); empty when all are fine.
+
+    Logs once, at INFO, each key that is set and has no effect in kconnect.
+    """
+    errors: list[str] = []
+    raw = props.get(PLUGIN_DISCOVERY_CONFIG)
+    if raw is not None:
+        if raw.strip().upper() not in PLUGIN_DISCOVERY_VALUES:
+            key = PLUGIN_DISCOVERY_CONFIG
+            errors.append(
+                f"{key}: Invalid value {raw} for configuration {key}: "
+                f"String must be one of (case insensitive): {', '.join(PLUGIN_DISCOVERY_VALUES)}"
+            )
+        else:
+            log.info(
+                "%s has no effect: kconnect finds plugins through pip entry points", PLUGIN_DISCOVERY_CONFIG
+            )
+    return errors
+
+
+def check_distributed_keys(props: Mapping[str, str]) -> list[str]:
+    """Kafka's errors for the keys only a distributed worker has; empty when all are fine."""
+    errors: list[str] = []
+    for key in SYNC_KEYS:
+        if key in props:
+            try:
+                int(props[key].strip())
+            except ValueError:
+                errors.append(
+                    f"{key}: Invalid value {props[key]} for configuration {key}: Not a number of type INT"
+                )
+            else:
+                log.info(
+                    "%s has no effect: kconnect reads the config topic to the end before it rejoins", key
+                )
+    eos = props.get(EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG)
+    if eos is not None:
+        value = eos.strip().lower()
+        if value not in EXACTLY_ONCE_SOURCE_SUPPORT_VALUES:
+            errors.append(
+                f"{EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG}: Invalid value {eos} for configuration "
+                f"{EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG}: String must be one of (case insensitive): "
+                f"{', '.join(v.upper() for v in EXACTLY_ONCE_SOURCE_SUPPORT_VALUES)}"
+            )
+        elif value != "disabled":
+            errors.append(
+                f"{EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG}: {eos} is not supported: kconnect has no exactly-once "
+                "source support (KIP-618); its source tasks deliver at least once. Set it to disabled"
+            )
+    return errors
