@@ -36,6 +36,8 @@ from kconnect.config.plugin_keys import InstalledPlugins, PluginChoices, enrich
 from kconnect.config.providers_view import as_sent
 from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.config.topic_creation import enrich_topic_creation, uses_topic_creation
+from kconnect.config.unsupported_keys import source_key_errors
+from kconnect.config.unsupported_keys import with_errors as with_key_errors
 from kconnect.errors import BadRequestError, PluginError
 from kconnect.herder.model import ConnectorType
 from kconnect.plugin_host import PluginDesc, PluginHost, PluginType
@@ -175,6 +177,8 @@ class ConnectorValidator:
             instance.validate,
             sink=sink,
         )
+        if not sink:
+            infos = with_key_errors(infos, source_key_errors(config))
         # Kafka's validateClientOverrides: the override keys' entries follow the connector's own.
         overrides, with_errors = validate_client_overrides(
             self._override_policy, config, self._worker_props, sink=sink
