@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 from kconnect.distributed.request_signing import InterWorkerKeyConfig
 from kconnect.errors import NotLeaderError
@@ -25,6 +25,7 @@ from kconnect_rest.extensions import (
     enabled_factories,
 )
 from kconnect_rest.forwarding import LeaderForwarder
+from kconnect_rest.http_headers import ResponseHeaderFilters
 from kconnect_rest.loggers import Loggers
 from kconnect_rest.methods import answer_as_jersey
 from kconnect_rest.middleware import PathParamDecoder, escape_path
@@ -38,8 +39,15 @@ DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024
 class ConnectApp(Litestar):
     """The litestar app, routing on the raw path so ``%2F`` stays inside a connector name.
 
-    HEAD, OPTIONS and empty answers follow Jersey (see `kconnect_rest.methods`).
+    HEAD, OPTIONS and empty answers follow Jersey (see `kconnect_rest.methods`); `header_filters`
+    (CORS and ``response.http.headers.config``, `kconnect_rest.http_headers`) add their headers to
+    every answer, a 404 included, as Kafka's Jetty context does.
     """
+
+    def __init__(self, *, header_filters: ResponseHeaderFilters | None = None, **kwargs: Any) -> None:
+        """Litestar's app with `header_filters` around every HTTP answer (None: no headers added)."""
+        super().__init__(**kwargs)
+        self.header_filters = header_filters
 
     async def __call__(
         self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive, send: Send | LifeSpanSend
@@ -47,6 +55,8 @@ class ConnectApp(Litestar):
         """Re-derive the path from ``raw_path`` (see `kconnect_rest.middleware`), then serve."""
         if scope["type"] == ScopeType.HTTP:
             escape_path(cast("Scope", scope))
+            if self.header_filters is not None:
+                send = self.header_filters.wrap(cast("HTTPScope", scope), cast("Send", send))
             send = answer_as_jersey(self, cast("HTTPScope", scope), cast("Send", send))
         await super().__call__(scope, receive, send)
 
@@ -66,7 +76,8 @@ def create_app(
     factory gets `worker_config` and a read-only `ClusterState`. Raises PluginError if an
     extension is not installed or fails to build. A write the herder refuses with NotLeaderError is
     forwarded to the leader (`kconnect_rest.forwarding`); an `InternalHerder` (distributed mode)
-    also gets the inter-worker endpoints, and a bad ``inter.worker.*`` key is a ConfigFileError.
+    also gets the inter-worker endpoints, and a bad ``inter.worker.*`` key is a ConfigFileError, as
+    is a bad ``access.control.allow.*`` or ``response.http.headers.config`` key.
     """
     cluster_state = ClusterState(herder.cluster_view, herder.connector_status)
     factories = [
@@ -78,7 +89,9 @@ def create_app(
     key_config = (
         InterWorkerKeyConfig.from_props(worker_config.props, worker_config.source) if internal else None
     )
+    header_filters = ResponseHeaderFilters.from_props(worker_config.props, worker_config.source)
     return ConnectApp(
+        header_filters=header_filters,
         route_handlers=[*CONTROLLERS, *([put_task_configs] if internal else [])],
         dependencies={
             "herder": provide(herder),
