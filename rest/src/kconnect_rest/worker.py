@@ -21,6 +21,7 @@ from kconnect.plugin_host import PluginHost
 from kconnect.worker_config import ConfigFileError, WorkerConfig, load_properties
 
 from kconnect_rest import tls
+from kconnect_rest.http_headers import ResponseHeaderFilters
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,7 @@ class StandaloneWorker:
                 "(standalone workers keep source offsets in this file)"
             )
         tls.check(config)
+        ResponseHeaderFilters.from_props(config.props, config.source)
         connectors = [read_connector_file(path) for path in connector_files]
         names = [c.name for c in connectors]
         for connector in connectors:
@@ -136,6 +138,7 @@ class DistributedWorker:
             topic()
         InterWorkerKeyConfig.from_props(config.props, config.source)
         tls.check(config)
+        ResponseHeaderFilters.from_props(config.props, config.source)
         url = config.advertised_url()
         return cls(replace(config, worker_id=url.split("://", 1)[1].rstrip("/")))
 
