@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 from kconnect.errors import ConnectError, RequestTimeoutError
+from kconnect.herder.api import Herder
 from kconnect.plugin_host import PluginHost
 from kconnect.worker_config import ConfigFileError, WorkerConfig, load_properties
 
@@ -37,6 +39,49 @@ class ConnectorFile:
     def name(self) -> str:
         """The connector's name (checked present when the file was read)."""
         return self.config["name"]
+
+
+class RunnableHerder(Herder, Protocol):
+    """A herder a worker process runs: the REST front door, plus start and stop."""
+
+    async def start(self) -> None:
+        """Load the stores, start the executor and (distributed) join the group."""
+        ...
+
+    async def stop(self) -> None:
+        """Stop every connector and task gracefully, then the executor."""
+        ...
+
+
+async def serve(
+    config: WorkerConfig,
+    host: PluginHost,
+    herder: RunnableHerder,
+    stopping: asyncio.Event,
+    started: Callable[[], Awaitable[None]],
+) -> None:
+    """What both workers do around their herder: REST first (so ``/health`` answers ``starting``),
+    then the herder, then `started`; then wait for `stopping` and stop the herder, then REST."""
+    from kconnect_rest.app import create_app
+    from kconnect_rest.server import RestServer
+
+    rest = RestServer(create_app(herder, config, host), config)
+    await rest.start()
+    log.info("REST server listening on %s, advertised as %s", ", ".join(rest.urls), config.advertised_url())
+    try:
+        await herder.start()
+        await started()
+        await stopping.wait()
+        log.info("Stopping kconnect worker")
+    finally:
+        await herder.stop()
+        await rest.stop()
+
+
+def _stop_on_signals(request_stop: Callable[[], None]) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, request_stop)
 
 
 def read_connector_file(path: str | Path) -> ConnectorFile:
@@ -85,20 +130,11 @@ class StandaloneWorker:
         """Run until asked to stop; ConnectError (naming the file) if a connector file is rejected."""
         from kconnect.herder.standalone import StandaloneHerder
 
-        from kconnect_rest.app import create_app
-        from kconnect_rest.server import RestServer
-
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, self.request_stop)
+        _stop_on_signals(self.request_stop)
         host = PluginHost.load()
-        executor = host.create_executor(self.config)
-        herder = StandaloneHerder.create(self.config, host, executor)
-        rest = RestServer(create_app(herder, self.config, host), self.config)
-        await rest.start()
-        log.info("REST server listening on %s", ", ".join(rest.urls))
-        try:
-            await herder.start()
+        herder = StandaloneHerder.create(self.config, host, host.create_executor(self.config))
+
+        async def create_connectors() -> None:
             for connector in self.connectors:
                 try:
                     await herder.put_connector_config(connector.name, connector.config, allow_replace=True)
@@ -113,11 +149,8 @@ class StandaloneWorker:
                     raise ConfigFileError(f"{connector.path}: {exc}") from exc
                 log.info("Connector %s created from %s", connector.name, connector.path)
             log.info("kconnect worker %s started", herder.worker_id)
-            await self._stopping.wait()
-            log.info("Stopping kconnect worker")
-        finally:
-            await herder.stop()
-            await rest.stop()
+
+        await serve(self.config, host, herder, self._stopping, create_connectors)
 
 
 class DistributedWorker:
@@ -151,13 +184,9 @@ class DistributedWorker:
         from kconnect.distributed.request_signing import InterWorkerKeyConfig
         from kconnect.herder.distributed import DistributedHerder
 
-        from kconnect_rest.app import create_app
         from kconnect_rest.internal_client import InternalRequestClient
-        from kconnect_rest.server import RestServer
 
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, self.request_stop)
+        _stop_on_signals(self.request_stop)
         host = PluginHost.load()
         executor = host.create_executor(self.config)
         client = InternalRequestClient(
@@ -165,23 +194,12 @@ class DistributedWorker:
             verify=tls.client_verify(self.config),
         )
         herder = DistributedHerder(self.config, host, executor, client, self.config.advertised_url())
-        rest = RestServer(create_app(herder, self.config, host), self.config)
-        await rest.start()
-        log.info(
-            "REST server listening on %s, advertised as %s",
-            ", ".join(rest.urls),
-            self.config.advertised_url(),
-        )
+
+        async def joined() -> None:
+            group = self.config.group_config().group_id
+            log.info("kconnect worker %s started in group %s", herder.worker_id, group)
+
         try:
-            await herder.start()
-            log.info(
-                "kconnect worker %s started in group %s",
-                herder.worker_id,
-                self.config.group_config().group_id,
-            )
-            await self._stopping.wait()
-            log.info("Stopping kconnect worker")
+            await serve(self.config, host, herder, self._stopping, joined)
         finally:
-            await herder.stop()
             await client.close()
-            await rest.stop()
