@@ -188,7 +188,6 @@ class DeliveryPolicy:
     """
 
     delivery_timeout_ms: int = CONNECT_DELIVERY_TIMEOUT_MS
-    request_timeout_ms: int = JAVA_REQUEST_TIMEOUT_MS
     retries: int = 2**31 - 1
 
     @property
@@ -221,7 +220,6 @@ def delivery_policy(worker: Mapping[str, str], connector: Mapping[str, str]) -> 
     linger = number("linger.ms", 5, 0)
     policy = DeliveryPolicy(
         delivery_timeout_ms=number("delivery.timeout.ms", CONNECT_DELIVERY_TIMEOUT_MS, 0),
-        request_timeout_ms=request_timeout,
         retries=number("retries", 2**31 - 1, 0),
     )
     if policy.delivery_timeout_ms < linger + request_timeout:
