@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 from kconnect import ConfigDef, SinkConnector, SinkTask, hookimpl
 from kconnect.config.configdef import ConfigType, Importance
-from kconnect.config.providers import ConfigData
 from kconnect.herder.model import ConnectorTaskId, State
 from kconnect.herder.standalone import StandaloneHerder
 from kconnect.plugin_host import PluginHost
@@ -21,22 +20,10 @@ from kconnect.storage import MemoryConfigBackingStore, MemoryOffsetBackingStore,
 from kconnect.worker_config import WorkerConfig
 
 from tests.unit.kconnect.herder_fakes import FakeAdmin, RecordingExecutor, reaches
+from tests.unit.kconnect.provider_fakes import ExpiringProvider
 
 NAME = "secret-sink"
 T0 = ConnectorTaskId(NAME, 0)
-
-
-class ExpiringProvider:
-    """Answers every key with ``<key>-value``, valid for ``ttl.ms``."""
-
-    def configure(self, configs: Mapping[str, str]) -> None:
-        self.ttl = int(configs.get("ttl.ms", "-1"))
-
-    def get(self, path: str, keys: Collection[str] | None = None) -> ConfigData:
-        return ConfigData({key: f"{key}-value" for key in keys or ()}, self.ttl)
-
-    def close(self) -> None:
-        pass
 
 
 class SecretTask(SinkTask):

@@ -6,14 +6,13 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from kconnect import ConfigDef, SinkConnector, SinkTask, hookimpl
 from kconnect.config.configdef import ConfigType, Importance
-from kconnect.config.providers import ConfigData
 from kconnect.config.providers_worker import (
     ConfigProviderError,
     WorkerConfigTransformer,
@@ -23,20 +22,9 @@ from kconnect.config.providers_worker import (
 from kconnect.plugin_host import PluginHost
 from kconnect.worker_config import ConfigFileError, WorkerConfig
 
+from tests.unit.kconnect.provider_fakes import ExpiringProvider
+
 JAVA = "org.apache.kafka.common.config.provider."
-
-
-class ExpiringProvider:
-    """Answers every key with ``<key>-value`` and a TTL given by the ``ttl.ms`` parameter."""
-
-    def configure(self, configs: Mapping[str, str]) -> None:
-        self.ttl = int(configs.get("ttl.ms", "-1"))
-
-    def get(self, path: str, keys: Collection[str] | None = None) -> ConfigData:
-        return ConfigData({key: f"{key}-value" for key in keys or ()}, self.ttl)
-
-    def close(self) -> None:
-        pass
 
 
 class NoTask(SinkTask):
@@ -169,7 +157,8 @@ def test_params_reach_the_provider_without_their_prefix() -> None:
     }
     provider = create_providers(props, host())["exp"]
     assert isinstance(provider, ExpiringProvider) and provider.ttl == 1234
-    failing = f"config.providers.exp.class: {__name__}.ExpiringProvider failed to start: ValueError"
+    cls = f"{ExpiringProvider.__module__}.ExpiringProvider"
+    failing = f"config.providers.exp.class: {cls} failed to start: ValueError"
     with pytest.raises(ConfigProviderError, match=re.escape(failing)):
         create_providers({**props, "config.providers.exp.param.ttl.ms": "x"}, host())
 

@@ -161,7 +161,6 @@ class SinkLoop:
         self.consumer = consumer or create_consumer(spec.worker, spec.connector_config, group)
         self.offsets = SinkOffsets()
         self.topics = ActiveTopics(control)
-        self.records_put = 0
         self._task_lock = asyncio.Lock()
         #: Bumped when a revocation starts and ends: a batch fetched under an older value is stale.
         self._revocations = 0
@@ -196,7 +195,7 @@ class SinkLoop:
             if self.dlq is not None:
                 await self.dlq.stop()
             await self.reporter.final_report()
-        log.info("Sink task %s stopped after delivering %d records", self.spec.id, self.records_put)
+        log.info("Sink task %s stopped after delivering %d records", self.spec.id, self.metrics.records_out)
 
     def _subscribe(self) -> None:
         config = self.spec.connector_config
@@ -338,7 +337,6 @@ class SinkLoop:
             return
         self._redelivery = None
         self.offsets.delivered(batch.next_offsets)
-        self.records_put += len(batch.records)
         self.metrics.records_out += len(batch.records)
         self.metrics.batch(started, len(batch.records))
         self._sync_pauses()
