@@ -1,15 +1,17 @@
 """Shared fixtures: one real Kafka broker per test session, and per-test topic names.
 
-Integration tests mark themselves with ``pytestmark = pytest.mark.integration``.
+Integration tests mark themselves with ``pytestmark = pytest.mark.integration``. Under ``CI=true`` (set
+by ``.ci/run``) a skipped test fails: a tool missing on the CI machine must not leave CI green.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -32,6 +34,25 @@ def _load_script(name: str) -> ModuleType:
 
 
 kafka_broker_script = _load_script("kafka_broker")
+
+
+# --- CI runs everything ------------------------------------------------------------------------------------
+
+
+def skips_fail() -> bool:
+    """Whether a skipped test counts as failed: under ``CI=true``, where every tool must be installed."""
+    return os.environ.get("CI", "").lower() in {"true", "1", "yes"}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    """Under ``CI=true``, report a skipped test (not an expected failure) as failed, with its reason."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and not hasattr(report, "wasxfail") and skips_fail():
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI=true, where nothing may skip: {reason}"
 
 
 # --- Kafka -------------------------------------------------------------------------------------------------

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+import pwd
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -54,13 +57,51 @@ def test_allowed_paths(mount: Path, tmp_path: Path) -> None:
     assert guarded.get(str(other), {"user"}).data == {}
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
-def test_an_unreadable_file_is_kafkas_config_exception(mount: Path) -> None:
-    secret = mount / "locked"
-    secret.write_text("x", encoding="utf-8")
-    secret.chmod(0)
-    with pytest.raises(ConfigException, match=f"^Could not read file {secret} for property locked$"):
+def test_an_unreadable_file_is_kafkas_config_exception() -> None:
+    # Root reads every file whatever its mode, so as root the check runs in a child process that has
+    # dropped to the unprivileged user `nobody` (CI runs the tests as root).
+    with tempfile.TemporaryDirectory() as scratch:
+        mount = Path(scratch) / "secrets"
+        mount.mkdir()
+        Path(scratch).chmod(0o755)
+        mount.chmod(0o755)
+        secret = mount / "locked"
+        secret.write_text("x", encoding="utf-8")
+        secret.chmod(0)
+        expected = f"Could not read file {secret} for property locked"
+        assert _as_unprivileged(lambda: _read_error(mount)) == expected
+
+
+def _read_error(mount: Path) -> str:
+    try:
         provider().get(str(mount), {"locked"})
+    except ConfigException as exc:
+        return str(exc)
+    return "no error"
+
+
+def _as_unprivileged(check: Callable[[], str]) -> str:
+    """`check()`, run in a forked child as `nobody` when this process is root, else here."""
+    if os.geteuid() != 0:
+        return check()
+    nobody = pwd.getpwnam("nobody")
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop root, answer through the pipe, never return into pytest
+        try:
+            os.setgroups([])
+            os.setgid(nobody.pw_gid)
+            os.setuid(nobody.pw_uid)
+            answer = check()
+        except BaseException as exc:
+            answer = f"child failed: {exc!r}"
+        os.write(write_end, answer.encode())
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        answer = pipe.read().decode()
+    os.waitpid(pid, 0)
+    return answer
 
 
 def test_an_unknown_parameter_is_refused() -> None:
