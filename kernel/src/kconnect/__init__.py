@@ -22,6 +22,7 @@ pointing at a module with hook implementations (see `kconnect.hookspecs`)::
 
 from kconnect.config import ConfigDef
 from kconnect.connector import Connector, ConnectorContext, SinkConnector, SourceConnector
+from kconnect.connector_utils import group_partitions
 from kconnect.converter import Converter, HeaderConverter
 from kconnect.data.schema import Schema, SchemaAndValue, SchemaBuilder
 from kconnect.data.struct import Struct
@@ -71,5 +72,6 @@ __all__ = [
     "TopicPartition",
     "Transformation",
     "__version__",
+    "group_partitions",
     "hookimpl",
 ]
