@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.herder import events as ev
+from kconnect.herder.tasks_max import TooManyTasksError, enforces_tasks_max, tasks_max, too_many_tasks_warning
 from kconnect.plugin_host import PluginHost
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 TASK_CLASS_CONFIG = "task.class"
-TASKS_MAX_CONFIG = "tasks.max"
 
 
 def _python_path(cls: Any) -> str:
@@ -215,7 +215,11 @@ class ConnectorInstances:
         return []
 
     async def task_configs(self, effect: ev.GenerateTaskConfigs) -> list[ev.Event]:
-        """Queue: ask the connector for up to ``tasks.max`` task configs, each with ``task.class`` added."""
+        """Queue: ask the connector for up to ``tasks.max`` task configs, each with ``task.class`` added.
+
+        More than ``tasks.max`` fail the connector with `TooManyTasksError` (KIP-1004), nothing posted
+        but the failure; with ``tasks.max.enforce=false`` all of them are posted, with Kafka's warning.
+        """
         instance = self._running.get(effect.name)
         if instance is None or instance.generation != effect.generation:
             return []
@@ -224,14 +228,13 @@ class ConnectorInstances:
             if not instance.started or instance.context.closed:
                 return
             try:
-                max_tasks = int(instance.config.get(TASKS_MAX_CONFIG, "1"))
+                max_tasks = tasks_max(instance.config)
                 task_class = _python_path(await instance.thread(instance.connector.task_class))
                 configs = await instance.thread(instance.connector.task_configs, max_tasks)
                 if len(configs) > max_tasks:
-                    log.warning(
-                        "Connector %s returned %d task configs, more than tasks.max=%d; using the first %d",
-                        effect.name, len(configs), max_tasks, max_tasks,
-                    )  # fmt: skip
+                    if enforces_tasks_max(instance.config):
+                        raise TooManyTasksError(effect.name, len(configs), max_tasks)
+                    log.warning("%s", too_many_tasks_warning(effect.name, len(configs), max_tasks))
                 result = self.transformer.reverse_transform(
                     instance.raw_config,
                     [
@@ -242,7 +245,7 @@ class ConnectorInstances:
             except Exception as exc:
                 self._failed(effect.name, effect.generation, "failed to generate task configs", exc)
                 return
-            self._post(ev.TaskConfigsGenerated(effect.name, effect.generation, result[:max_tasks]))
+            self._post(ev.TaskConfigsGenerated(effect.name, effect.generation, result))
 
         instance.call(generate)
         return []

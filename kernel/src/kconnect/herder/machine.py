@@ -31,6 +31,7 @@ from typing import Any
 from kconnect.herder import events as ev
 from kconnect.herder.model import ConnectorTaskId, State, TargetState
 from kconnect.herder.state import Config, ConnectorRecord, HerderState, Owned, TaskRecord, restart_plan
+from kconnect.herder.tasks_max import failure_trace, too_many_tasks
 
 
 class _Act(Enum):
@@ -95,6 +96,10 @@ class _Step:
     def start_task(self, index: int, observed: State | None = None) -> None:
         if not self.state.owns_task(ConnectorTaskId(self.record.name, index)):
             return  # another worker of the group runs it
+        too_many = too_many_tasks(self.record.name, len(self.record.tasks), self.record.config)
+        if too_many is not None:  # KIP-1004: Kafka's worker refuses each task of an oversized set
+            self.observe_task(index, State.FAILED, failure_trace(too_many), generation=0)
+            return
         generation = self.next_generation()
         task = self.record.tasks[index]
         self.observe_task(index, observed or task.observed.state, task.observed.trace, generation)
