@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -236,7 +237,9 @@ class FakeConsumer:
     async def stop(self) -> None:
         self.stopped = True
 
-    def subscribe(self, topics: Any = (), pattern: str | None = None, listener: Any = None) -> None:
+    def subscribe(
+        self, topics: Any = (), pattern: str | re.Pattern[str] | None = None, listener: Any = None
+    ) -> None:
         self.topics = list(topics)
         self.listener = listener
 

@@ -31,6 +31,7 @@ from kconnect.config import (
     sink_connector_config_def,
     source_connector_config_def,
 )
+from kconnect.config.connector_config import whole_topic_pattern
 
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 
@@ -300,6 +301,10 @@ NO_TOPICS = "Must configure one of topics or topics.regex"
         ({"topics.regex": "d.*", "errors.deadletterqueue.topic.name": "dlq"},
          {"topics.regex": ["The DLQ topic 'dlq' may not be matched by the regex for the topics "
                            "('topics.regex=d.*') consumed by the connector"]}),
+        ({"topics.regex": "orders", "errors.deadletterqueue.topic.name": "orders-dlq"}, {}),
+        ({"topics.regex": "(?i)orders-DLQ", "errors.deadletterqueue.topic.name": "orders-dlq"},
+         {"topics.regex": ["The DLQ topic 'orders-dlq' may not be matched by the regex for the topics "
+                           "('topics.regex=(?i)orders-DLQ') consumed by the connector"]}),
         ({"topics.regex": "(", "errors.deadletterqueue.topic.name": "dlq"},
          {"topics.regex": ["Invalid value ( for configuration topics.regex: Invalid regex: missing ), "
                            "unterminated subpattern at position 0"]}),
@@ -330,6 +335,25 @@ NO_TOPICS = "Must configure one of topics or topics.regex"
 )  # fmt: skip
 def test_sink_validation_texts(extra: dict[str, str], errors: dict[str, list[str]]) -> None:
     assert _sink_errors({**BASE, **extra}) == errors
+
+
+@pytest.mark.parametrize(
+    ("regex", "topic", "matches"),
+    [
+        ("orders", "orders", True),
+        ("orders", "orders-dlq", False),
+        ("orders", "orders\n", False),
+        ("orders.*", "orders-dlq", True),
+        ("a|b", "ab", False),
+        ("a|b", "b", True),
+        ("(?i)orders", "ORDERS", True),
+        ("(?i)orders", "ORDERS-dlq", False),
+        ("(?x) orders  # the main topic", "orders", True),
+        ("(?x) orders  # the main topic", "orders-dlq", False),
+    ],
+)  # fmt: skip
+def test_topic_patterns_match_whole_names_as_java_matches(regex: str, topic: str, matches: bool) -> None:
+    assert (whole_topic_pattern(regex).match(topic) is not None) is matches
 
 
 @pytest.mark.parametrize(

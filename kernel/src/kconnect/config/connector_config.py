@@ -32,9 +32,28 @@ __all__ = [
     "sink_connector_config_def",
     "source_connector_config_def",
     "validate_sink_config",
+    "whole_topic_pattern",
 ]
 
 log = logging.getLogger(__name__)
+
+# Python allows global inline flags such as ``(?i)`` only at the very start of a pattern.
+_LEADING_FLAGS = re.compile(r"(?:\(\?[aiLmsux]+\))*")
+
+
+def whole_topic_pattern(regex: str) -> re.Pattern[str]:
+    """Compile a ``topics.regex`` so that its ``match`` accepts only whole topic names.
+
+    Kafka tests a topic with ``Matcher.matches()``; aiokafka subscribes with ``pattern.match``, which
+    accepts a prefix (``orders`` would also take ``orders-dlq``). The sink's subscription and the DLQ
+    check both use this. Raises `re.error` when `regex` does not compile.
+    """
+    compiled = re.compile(regex)
+    flags = _LEADING_FLAGS.match(regex)
+    lead = flags.group() if flags else ""
+    # In verbose mode a trailing comment would swallow the closing parenthesis without the newline.
+    end = "\n" if compiled.flags & re.VERBOSE else ""
+    return re.compile(f"{lead}(?:{regex[len(lead) :]}{end})\\Z")
 
 
 def _is_blank(value: object) -> bool:
@@ -76,7 +95,7 @@ def validate_sink_config(props: Mapping[str, str | None], values: dict[str, Conf
             add(TOPICS_CONFIG, message)
     if regex is not None and not _is_blank(regex):
         try:
-            matches = re.fullmatch(regex, dlq_topic) is not None
+            matches = whole_topic_pattern(regex).match(dlq_topic) is not None
         except re.error:
             matches = False
         if matches:

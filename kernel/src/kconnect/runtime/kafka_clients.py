@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping
+import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -315,7 +316,7 @@ class ConsumerClient(Protocol):
     def subscribe(
         self,
         topics: Any = (),
-        pattern: str | None = None,
+        pattern: str | re.Pattern[str] | None = None,
         listener: ConsumerRebalanceListener | None = None,
     ) -> None:
         """Join the group for these topics (or this pattern), with a rebalance listener."""

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -45,6 +44,7 @@ from aiokafka.errors import (
 )
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
 
+from kconnect.config.connector_config import whole_topic_pattern
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.plugin_host import PluginHost
@@ -205,7 +205,7 @@ class SinkLoop:
             self.consumer.subscribe(topics=topics, listener=listener)
             self._lookup_until = time.monotonic() + TOPIC_LOOKUP_PERIOD_S
         elif config.get("topics.regex"):
-            self.consumer.subscribe(pattern=re.compile(config["topics.regex"]).pattern, listener=listener)
+            self.consumer.subscribe(pattern=whole_topic_pattern(config["topics.regex"]), listener=listener)
         else:
             raise ValueError("Must configure one of topics or topics.regex")
 
