@@ -2,7 +2,9 @@
 
 `load_properties` reads a ``.properties`` file (Java syntax, via `javaproperties`) or a JSON
 file; `WorkerConfig` gives typed access to the keys the kernel uses and keeps every other key
-(``producer.*``, ``consumer.*``, ``spark.*``, converter settings) for whoever needs it.
+(``producer.*``, ``consumer.*``, ``spark.*``, converter settings) for whoever needs it. Once
+checked, the keys kconnect accepts without effect and the keys nothing reads are logged
+(`kconnect.config.unused_keys`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import javaproperties
 
+from kconnect.config.unused_keys import log_worker_keys
 from kconnect.config.worker_keys import check_distributed_keys, check_worker_keys
 from kconnect.errors import ConnectError
 
@@ -144,6 +147,7 @@ class WorkerConfig:
         _raise_first(source, check_worker_keys(props))
         _advertised_scheme(props, listeners, source)
         check_client_config(props, source)
+        log_worker_keys(props)
         if "plugin.path" in props:
             log.info("plugin.path is ignored: kconnect finds plugins through pip-installed entry points")
         host, port = _host_port(listeners[0])

@@ -476,6 +476,25 @@ def client_problems(kind: ClientKind, props: Mapping[str, str]) -> dict[str, str
     return problems
 
 
+def no_effect_props(kind: ClientKind, props: Mapping[str, str]) -> dict[str, str]:
+    """Each key of `props` (client `kind`'s, unprefixed) that kconnect accepts without effect
+    (`Support.NO_OP`), with the reason; `kconnect.config.unused_keys` logs them."""
+    found: dict[str, str] = {}
+    for name in props:
+        prop = client_property(kind, name)
+        if prop is not None and prop.support is NO_OP:
+            found[name] = prop.note
+    return found
+
+
+def worker_client_keys(worker: Mapping[str, str]) -> dict[str, str]:
+    """The worker's top-level keys that are properties of all three clients (``security.protocol``,
+    ``client.dns.lookup``, ``metric.reporters``...), whether the worker's clients or the worker reads them."""
+    return {
+        k: v for k, v in worker.items() if k in PROPERTIES and len(PROPERTIES[k].kinds) == len(ClientKind)
+    }
+
+
 #: Top-level worker keys that share a client property's name but are the worker's own (Kafka's
 #: WorkerConfig reads them for itself), so they are not handed to the worker's clients.
 _WORKER_OWN_KEYS = frozenset(

@@ -2,7 +2,8 @@
 
 Every aiokafka client goes through `client_kwargs`, which maps each Java client property with the
 table in `kconnect.config.client_properties` (and `kconnect.security` for SASL and SSL): a key is
-mapped, accepted without effect, or refused with a `ClientConfigError` naming it. Refused keys are
+mapped, accepted without effect (a connector's override without effect is logged once,
+`kconnect.config.unused_keys`), or refused with a `ClientConfigError` naming it. Refused keys are
 caught earlier: the worker's at start-up (`kconnect.config.client_properties.worker_client_problems`),
 a connector's overrides at validation (`kconnect.config.override_policy`). Which keys reach a client
 follows Kafka's Worker:
@@ -46,6 +47,7 @@ from kconnect.config.client_properties import (
     worker_admin_props,
 )
 from kconnect.config.configdef import parse_type
+from kconnect.config.unused_keys import log_override_keys
 from kconnect.config.values import ConfigType
 from kconnect.security import security_kwargs, security_problems
 
@@ -167,6 +169,7 @@ def producer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> 
     """AIOKafkaProducer keyword arguments: Connect's defaults, worker ``producer.*``, connector overrides."""
     props = {"bootstrap.servers": worker.get("bootstrap.servers", "localhost:9092")}
     props.update(_producer_props(worker, connector))
+    log_override_keys(ClientKind.PRODUCER, connector)
     kwargs: dict[str, Any] = {
         "acks": "all",
         "linger_ms": 5,
@@ -237,6 +240,7 @@ def consumer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str], gro
     props = {"bootstrap.servers": worker.get("bootstrap.servers", "localhost:9092"), "group.id": group_id}
     props.update(_prefixed(worker, "consumer."))
     props.update(_prefixed(connector, "consumer.override."))
+    log_override_keys(ClientKind.CONSUMER, connector)
     kwargs: dict[str, Any] = {
         "auto_offset_reset": "earliest",
         "max_poll_records": 4096,
@@ -257,6 +261,7 @@ def admin_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> dic
     props = internal_client_props(worker)
     props.update(worker_admin_props(worker))
     props.update(_prefixed(connector, "admin.override."))
+    log_override_keys(ClientKind.ADMIN, connector)
     kwargs: dict[str, Any] = {"request_timeout_ms": JAVA_REQUEST_TIMEOUT_MS}
     kwargs.update(client_kwargs(ClientKind.ADMIN, props))
     return kwargs
