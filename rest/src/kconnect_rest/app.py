@@ -29,6 +29,7 @@ from kconnect_rest.http_headers import ResponseHeaderFilters
 from kconnect_rest.loggers import Loggers
 from kconnect_rest.methods import answer_as_jersey
 from kconnect_rest.middleware import PathParamDecoder, escape_path
+from kconnect_rest.request import ConnectRequest
 from kconnect_rest.openapi import SCHEMA_PLUGINS, openapi_config
 from kconnect_rest.tls import client_verify
 
@@ -104,6 +105,7 @@ def create_app(
         middleware=[PathParamDecoder()],
         plugins=[*SCHEMA_PLUGINS, *build_extensions(factories, worker_config, cluster_state)],
         openapi_config=openapi_config(),
+        request_class=ConnectRequest,
         request_max_body_size=max_body_size,
         logging_config=None,
         debug=False,

@@ -54,11 +54,25 @@ INITIAL_STATE_PATTERN = (
 INVALID_INITIAL_STATE_MESSAGE = "Invalid initial_state: expected RUNNING, PAUSED or STOPPED (any case)"
 
 
+MAX_CONNECTOR_NAME_LENGTH = 249
+"""Longest connector name accepted on create or update (characters), Kafka's topic name limit.
+
+Kafka has none. A name travels percent-encoded in every URL and in a 201's ``Location`` header:
+249 characters are at most 2,988 bytes there (12 per 4-byte character), well inside the 8 KB
+request-line and header limits of common servers and proxies (Jetty, nginx), so every connector
+can be reached again; it also keeps ``connect-<name>`` and the clients' ids readable.
+"""
+
+CONNECTOR_NAME_SCHEMA: dict[str, Any] = {"maxLength": MAX_CONNECTOR_NAME_LENGTH}
+"""What the OpenAPI document says of a connector name sent to create or update (`check_connector_name`
+enforces it, with a message that gives the length)."""
+
+
 class CreateConnectorRequest(msgspec.Struct, forbid_unknown_fields=True):
     """`POST /connectors`: name, config and KIP-980's optional initial state (case-insensitive)."""
 
     config: Annotated[ConfigBody, msgspec.Meta(extra_json_schema={"extra": CONNECTOR_CONFIG_SCHEMA})]
-    name: str | None = None
+    name: Annotated[str, msgspec.Meta(extra_json_schema={"extra": CONNECTOR_NAME_SCHEMA})] | None = None
     initial_state: Annotated[str, msgspec.Meta(pattern=INITIAL_STATE_PATTERN)] | None = None
 
 
@@ -94,6 +108,19 @@ def string_map(body: Mapping[str, ConfigScalar]) -> dict[str, str]:
 def patch_map(body: Mapping[str, ConfigScalar]) -> dict[str, str | None]:
     """A PATCH config body as strings; null stays null (it removes the key, KIP-477)."""
     return {key: None if value is None else _text(value) for key, value in body.items()}
+
+
+def check_connector_name(name: str) -> str:
+    """`name` if it is at most `MAX_CONNECTOR_NAME_LENGTH` characters; BadRequestError otherwise.
+
+    Called with the name as sent (before create trims it), so it refuses exactly what the OpenAPI
+    document's ``maxLength`` forbids."""
+    if len(name) > MAX_CONNECTOR_NAME_LENGTH:
+        raise BadRequestError(
+            f"Connector name is too long: {len(name)} characters, at most "
+            f"{MAX_CONNECTOR_NAME_LENGTH} are accepted"
+        )
+    return name
 
 
 def with_connector_name(config: Mapping[str, str], name: str) -> dict[str, str]:

@@ -85,6 +85,8 @@ def parse_sink_offsets(offsets: Sequence[ConnectorOffset]) -> dict[TopicPartitio
         partition = item.partition
         if partition is None:
             raise BadRequestError("The partition for a sink connector offset cannot be null or missing")
+        validate_format(partition)
+        validate_format(item.offset)
         if KAFKA_TOPIC_KEY not in partition or KAFKA_PARTITION_KEY not in partition:
             raise BadRequestError(
                 "The partition for a sink connector offset must contain the keys "
@@ -130,12 +132,29 @@ def _java_int(value: Any) -> int | None:
         return None
 
 
+def validate_format(values: Mapping[str, Any] | None) -> None:
+    """Kafka's OffsetUtils.validateFormat: a partition's or offset's values must be primitives.
+
+    BadRequestError with Kafka's text for an object or array value (Kafka answers 500 with it); it
+    runs before anything walks the values, so a value nested thousands deep costs one look.
+    """
+    for key, value in (values or {}).items():
+        if isinstance(value, Mapping | list):
+            kind = "MAP" if isinstance(value, Mapping) else "ARRAY"
+            raise BadRequestError(
+                f"Offsets may only contain primitive types as values, but field {key} contains {kind}"
+            )
+
+
 def parse_source_offsets(offsets: Sequence[ConnectorOffset]) -> dict[Partition, dict[str, Any] | None]:
-    """Source offsets of an alter request, normalised through JSON; BadRequestError for a null partition."""
+    """Source offsets of an alter request, normalised through JSON; BadRequestError for a null partition
+    or a value that is not a primitive (`validate_format`)."""
     parsed: dict[Partition, dict[str, Any] | None] = {}
     for item in offsets:
         if item.partition is None:
             raise BadRequestError("Source partitions may not be null")
+        validate_format(item.partition)
+        validate_format(item.offset)
         partition = Partition(json.loads(json.dumps(item.partition)))
         parsed[partition] = None if item.offset is None else json.loads(json.dumps(item.offset))
     return parsed
@@ -225,7 +244,9 @@ async def _connector_accepts(
     """Ask a fresh instance (the connector is STOPPED, so none runs) whether it accepts the change.
 
     It runs on the herder's owner task, so a connector whose `alter_offsets` hangs gets
-    `REQUEST_TIMEOUT_S` and then fails the request, instead of holding every other write.
+    `REQUEST_TIMEOUT_S` and then fails the request, instead of holding every other write. A
+    ConnectError it raises refuses the request (BadRequestError, its text); anything else is a
+    connector bug (ConnectError, 500).
     """
 
     def call() -> bool:
@@ -235,8 +256,12 @@ async def _connector_accepts(
         return await asyncio.wait_for(in_thread(f"kconnect-connector-{connector}", call), REQUEST_TIMEOUT_S)
     except asyncio.TimeoutError:
         raise RequestTimeoutError(TIMEOUT_MESSAGE) from None
-    except ConnectError:
+    except BadRequestError:
         raise
+    except ConnectError as exc:
+        # The connector refused these offsets (its own checks, Kafka's contract for alterOffsets):
+        # the request is at fault, not the worker. Kafka answers 500 here.
+        raise BadRequestError(str(exc) or type(exc).__name__) from exc
     except Exception as exc:
         raise ConnectError(
             f"Failed to modify offsets for connector {connector}: its alter_offsets raised {exc!r}"

@@ -19,6 +19,13 @@ from kconnect_rest.dependencies import HerderDep
 from kconnect_rest.errors import error_responses
 
 ConnectorName = Annotated[str, PathParameter(description="Connector name, URL-encoded")]
+NewConnectorName = Annotated[
+    str,
+    PathParameter(
+        description="Connector name, URL-encoded; at most 249 characters",
+        schema_extra=bodies.CONNECTOR_NAME_SCHEMA,
+    ),
+]
 TaskNumber = Annotated[int, PathParameter(description="Task number", ge=0)]
 Expand = Annotated[
     tuple[str, ...],
@@ -71,7 +78,7 @@ class ConnectorsController(Controller):
         data: Annotated[CreateConnectorRequest, Body()],
     ) -> Response[wire.ConnectorInfo]:
         """201 with Location and the new connector; 409 if it exists; 400 for an invalid config."""
-        name = (data.name or "").strip()
+        name = bodies.check_connector_name(data.name or "").strip()
         config = bodies.with_connector_name(bodies.string_map(data.config), name)
         state = bodies.initial_state(data.initial_state)
         result = await herder.put_connector_config(name, config, allow_replace=False, initial_state=state)
@@ -98,7 +105,7 @@ class ConnectorsController(Controller):
         self,
         request: Request[Any, Any, Any],
         herder: HerderDep,
-        connector: ConnectorName,
+        connector: NewConnectorName,
         data: Annotated[
             ConfigBody,
             Body(
@@ -110,6 +117,7 @@ class ConnectorsController(Controller):
         """201 with Location if created, 200 if updated; the target state is left as it is.
 
         A PASSWORD key sent as exactly ``[hidden]`` keeps its stored value."""
+        bodies.check_connector_name(connector)
         config = bodies.with_connector_name(bodies.string_map(data), connector)
         config = await hidden.kept(herder, connector, config)
         result = await herder.put_connector_config(connector, config, allow_replace=True)

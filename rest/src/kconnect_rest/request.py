@@ -1,0 +1,41 @@
+"""The app's request class: a JSON body that cannot be parsed is the client's error (400), never a 500.
+
+Litestar turns msgspec's DecodeError into a 400, but two more ways a body fails to parse escape it
+as exceptions of their own: text that is not UTF-8 inside a JSON string (UnicodeDecodeError) and
+nesting deeper than the parser recurses (RecursionError, about 900 levels: no request body of the
+Connect API nests more than four). `ConnectRequest.json` answers both with a 400 that says what was
+wrong, in Kafka's error body like every other refusal (`kconnect_rest.errors`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+from litestar.exceptions import ClientException
+
+
+def _not_utf8(exc: UnicodeDecodeError) -> str:
+    # msgspec reports the position inside the string it decodes, not in the body: name the byte only.
+    byte = exc.object[exc.start]
+    return f"Request body is not valid UTF-8: a JSON string holds byte 0x{byte:02x} ({exc.reason})"
+
+
+TOO_DEEP_MESSAGE = "Request body is not valid JSON: it is nested too deeply"
+"""The 400's text for a body whose arrays or objects nest deeper than the parser recurses."""
+
+
+class ConnectRequest(Request[Any, Any, Any]):
+    """Litestar's request, whose `json` refuses an undecodable body with a 400 (`ClientException`)."""
+
+    async def json(self) -> Any:
+        """The parsed body; ClientException (400) for invalid UTF-8 or too deep a nesting.
+
+        Called by litestar when it extracts a handler's ``data``; the body is parsed once and cached.
+        """
+        try:
+            return await super().json()
+        except UnicodeDecodeError as exc:
+            raise ClientException(_not_utf8(exc)) from None
+        except RecursionError:
+            raise ClientException(TOO_DEEP_MESSAGE) from None
