@@ -19,16 +19,22 @@ FILE_SINK_VERSION = "0.1.0"
 # --- root ----------------------------------------------------------------------------------------------
 
 
-def test_root_gives_version_commit_and_the_brokers_real_cluster_id(
+def test_root_gives_the_kafka_connect_version_commit_and_the_brokers_real_cluster_id(
     rest_worker: WorkerProcess, kafka_broker: Any
 ) -> None:
     from kconnect import __version__
 
+    from tests.conftest import kafka_broker_script
+
     response = rest_worker.get("/")
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"version", "commit", "kafka_cluster_id"}
-    assert body["version"] == __version__
+    assert list(body) == ["version", "commit", "kafka_cluster_id", "kconnect_version"]
+    # The Kafka release whose REST API is served (kcctl gates offsets, stop, ... on it), and kconnect's own.
+    assert body["version"] == kafka_broker_script.KAFKA_VERSION == "4.3.1"
+    assert body["kconnect_version"] == __version__
+    assert response.headers["server"] == f"kconnect/{__version__}"
+    assert rest_worker.get("/connectors").headers["server"] == f"kconnect/{__version__}"
     assert body["commit"] == "unknown" or (len(body["commit"]) == 16 and int(body["commit"], 16) >= 0)
     assert body["kafka_cluster_id"] == kafka_broker.cluster_id
 

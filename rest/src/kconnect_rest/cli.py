@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from kconnect import __version__
 from kconnect.errors import ConnectError
 
+from kconnect_rest.api_version import KAFKA_CONNECT_VERSION
+
 log = logging.getLogger("kconnect")
 
 EXIT_BAD_INPUT = 2
@@ -26,7 +28,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="kconnect",
         description="Kafka Connect for Python: Kafka Connect's config files and REST API.",
     )
-    parser.add_argument("--version", action="version", version=f"kconnect {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"kconnect {__version__} (serves the REST API of Kafka Connect {KAFKA_CONNECT_VERSION})",
+    )
     parser.add_argument("--log-level", default="INFO", help="root log level (default INFO)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     standalone = commands.add_parser("standalone", help="run a standalone worker")

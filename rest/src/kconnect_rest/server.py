@@ -25,6 +25,7 @@ from kconnect.errors import ConnectError
 from kconnect.worker_config import WorkerConfig
 from litestar import Litestar
 
+from kconnect_rest.api_version import SERVER_HEADER
 from kconnect_rest.tls import RestTlsSettings, has_https_listener
 
 log = logging.getLogger(__name__)
@@ -138,6 +139,7 @@ class RestServer:
                     access_log=False,
                     lifespan="on" if index == 0 else "off",
                     server_header=False,
+                    headers=[("server", SERVER_HEADER)],
                     timeout_graceful_shutdown=int(self._shutdown_timeout) or 1,
                 )
                 url = _url(item.scheme, item.host, sock.getsockname()[1])

@@ -29,11 +29,16 @@ class ErrorMessage(msgspec.Struct):
 
 
 class ServerInfo(msgspec.Struct):
-    """`GET /`: the worker's version, commit and the Kafka cluster id."""
+    """`GET /`: Kafka's three fields, then kconnect's own version.
+
+    ``version`` is the Kafka Connect release whose API is served (clients gate features on it);
+    ``commit`` is kconnect's; ``kconnect_version`` is kconnect's (`kconnect_rest.api_version`).
+    """
 
     version: str
     commit: str
     kafka_cluster_id: str
+    kconnect_version: str
 
 
 class WorkerStatus(msgspec.Struct):

@@ -52,7 +52,7 @@ def create(client: TestClient[Litestar], name: str = "local-file-sink", **extra:
 
 def test_root_answers_version_commit_and_cluster_id(client: TestClient[Litestar]) -> None:
     body = client.get("/").json()
-    assert set(body) == {"version", "commit", "kafka_cluster_id"}
+    assert list(body) == ["version", "commit", "kafka_cluster_id", "kconnect_version"]
     assert body["kafka_cluster_id"] == CLUSTER_ID
 
 

@@ -9,6 +9,7 @@ from kconnect import __version__
 from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 
+from kconnect_rest.api_version import KAFKA_CONNECT_VERSION
 from kconnect_rest.dependencies import HerderDep
 from kconnect_rest.errors import error_responses
 from kconnect_rest.wire import ConnectorTaskId, ExecutorPlacement, ServerInfo, TaskHostInfo, WorkerStatus
@@ -48,9 +49,13 @@ class RootController(Controller):
 
     @get("/", summary="Version, commit and Kafka cluster id", responses=error_responses(409, 500))
     async def server_info(self, herder: HerderDep) -> ServerInfo:
-        """`GET /`: kconnect's version and commit, and the broker's cluster id."""
+        """`GET /`: the Kafka Connect version whose API is served, kconnect's commit and version, and
+        the broker's cluster id."""
         return ServerInfo(
-            version=__version__, commit=running_commit(), kafka_cluster_id=await herder.kafka_cluster_id()
+            version=KAFKA_CONNECT_VERSION,
+            commit=running_commit(),
+            kafka_cluster_id=await herder.kafka_cluster_id(),
+            kconnect_version=__version__,
         )
 
     @get(
