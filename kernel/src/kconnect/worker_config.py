@@ -379,14 +379,16 @@ def _internal_topic(
 def check_client_config(props: Mapping[str, str], source: str = "<worker config>") -> None:
     """ConfigFileError listing every Kafka client key of the worker kconnect refuses (``producer.*``,
     ``consumer.*``, ``admin.*``, top-level ``security.protocol``, ``sasl.*``, ``ssl.*``...) and a bad
-    ``connector.client.config.override.policy`` (docs/security.md)."""
+    ``connector.client.config.override.policy`` or ``connector.client.config.override.allowlist``
+    (docs/security.md); logs the policy's set-up lines as Kafka does."""
     from kconnect.config.client_properties import worker_client_problems
-    from kconnect.config.override_policy import OverridePolicyError, override_policy
+    from kconnect.config.override_policy import OverridePolicyError, log_override_policy, override_policy
 
     problems = [f"{source}: {key}: {reason}" for key, reason in worker_client_problems(props).items()]
     try:
-        override_policy(props)
+        policy = override_policy(props)
     except OverridePolicyError as bad:
         problems.append(f"{source}: {bad}")
     if problems:
         raise ConfigFileError("\n".join(problems))
+    log_override_policy(policy)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from kconnect.config.override_policy import (
     override_policy,
     validate_client_overrides,
 )
+from kconnect.worker_config import ConfigFileError, WorkerConfig
 
 WORKER = {"bootstrap.servers": "127.0.0.1:9"}
 PACKAGE = "org.apache.kafka.connect.connector.policy"
@@ -44,19 +46,42 @@ def test_a_policy_is_named_by_alias_simple_or_full_class_name(name: str | None, 
     assert override_policy(props).name == policy
 
 
-def test_an_unknown_policy_or_a_duplicated_allowlist_stops_the_worker() -> None:
-    with pytest.raises(OverridePolicyError, match="no ConnectorClientConfigOverridePolicy matches 'none'"):
+def test_an_unknown_policy_stops_the_worker_with_kafkas_message() -> None:
+    with pytest.raises(OverridePolicyError) as unknown:
         override_policy({"connector.client.config.override.policy": "none"})
-    with pytest.raises(OverridePolicyError) as duplicated:
-        override_policy(
-            {
-                "connector.client.config.override.policy": "Allowlist",
-                "connector.client.config.override.allowlist": "linger.ms, linger.ms",
-            }
-        )
-    assert str(duplicated.value) == (
-        "Configuration 'connector.client.config.override.allowlist' values must not be duplicated."
+    assert str(unknown.value) == (
+        "connector.client.config.override.policy: "
+        f"Failed to find any class that implements interface {PACKAGE}.ConnectorClientConfigOverridePolicy "
+        "and which name matches none"
     )
+
+
+@pytest.mark.parametrize(
+    ("allowlist", "message"),
+    [
+        ("linger.ms, linger.ms", "Configuration '{key}' values must not be duplicated."),
+        ("linger.ms,,acks", "Configuration '{key}' values must not be empty."),
+        ("linger.ms,", "Configuration '{key}' values must not be empty."),
+        ("linger.ms, ,", "Configuration '{key}' values must not be duplicated."),
+    ],
+)
+def test_an_allowlist_kafka_refuses_stops_the_worker_with_kafkas_message(
+    allowlist: str, message: str
+) -> None:
+    key = "connector.client.config.override.allowlist"
+    props = {**WORKER, "connector.client.config.override.policy": "Allowlist", key: allowlist}
+    with pytest.raises(OverridePolicyError) as refused:
+        override_policy(props)
+    assert str(refused.value) == message.format(key=key)
+    with pytest.raises(ConfigFileError) as at_start:
+        WorkerConfig.from_props(props, "worker.properties")
+    assert str(at_start.value) == f"worker.properties: {message.format(key=key)}"
+
+
+def test_the_allowlist_is_read_only_by_the_allowlist_policy() -> None:
+    props = {"connector.client.config.override.allowlist": "a,a"}
+    assert override_policy(props).name == "All"
+    assert override_policy({**props, "connector.client.config.override.policy": "None"}).name == "None"
 
 
 def test_the_none_policy_refuses_every_override_with_kafkas_message() -> None:
@@ -93,6 +118,89 @@ def test_the_allowlist_policy_allows_the_listed_keys_and_none_by_default() -> No
     }
     empty = _errors({"connector.client.config.override.policy": "Allowlist"}, config)
     assert empty["consumer.override.max.poll.records"] == [_message("Allowlist", "max.poll.records")]
+
+
+def test_the_allowlist_holds_exact_names_not_prefixes_or_patterns() -> None:
+    allowlist = {
+        "connector.client.config.override.policy": "Allowlist",
+        "connector.client.config.override.allowlist": "sasl., fetch.*, consumer.override.max.poll.records",
+    }
+    config = {
+        "consumer.override.sasl.mechanism": "PLAIN",
+        "consumer.override.fetch.min.bytes": "10",
+        "consumer.override.max.poll.records": "10",
+    }
+    assert _errors(allowlist, config) == {
+        "consumer.override.sasl.mechanism": [_message("Allowlist", "sasl.mechanism")],
+        "consumer.override.fetch.min.bytes": [_message("Allowlist", "fetch.min.bytes")],
+        "consumer.override.max.poll.records": [_message("Allowlist", "max.poll.records")],
+    }
+
+
+@pytest.mark.parametrize(
+    ("props", "lines"),
+    [
+        (
+            {},
+            [
+                (
+                    logging.INFO,
+                    "Setting up All Policy for ConnectorClientConfigOverride. "
+                    "This will allow all client configurations to be overridden",
+                )
+            ],
+        ),
+        (
+            {"connector.client.config.override.policy": "None"},
+            [
+                (
+                    logging.INFO,
+                    "Setting up None Policy for ConnectorClientConfigOverride. "
+                    "This will disallow any client configuration to be overridden",
+                )
+            ],
+        ),
+        (
+            {
+                "connector.client.config.override.policy": "Allowlist",
+                "connector.client.config.override.allowlist": "max.poll.records, sasl.jaas.config",
+            },
+            [
+                (
+                    logging.INFO,
+                    "Setting up Allowlist policy for ConnectorClientConfigOverride. This will allow the "
+                    "following client configurations to be overridden. [max.poll.records, sasl.jaas.config]",
+                )
+            ],
+        ),
+        (
+            {"connector.client.config.override.policy": "Principal"},
+            [
+                (
+                    logging.WARNING,
+                    "The Principal ConnectorClientConfigOverridePolicy is deprecated, use the Allowlist "
+                    "policy instead. To replicate the Principal policy behavior, set the "
+                    "connector.client.config.override.allowlist configuration to "
+                    '"security.protocol,sasl.mechanism,sasl.jaas.config"',
+                ),
+                (
+                    logging.INFO,
+                    "Setting up Principal policy for ConnectorClientConfigOverride. "
+                    "This will allow `sasl` client configuration to be overridden.",
+                ),
+            ],
+        ),
+    ],
+)
+def test_the_worker_logs_kafkas_policy_set_up_lines_at_start(
+    props: dict[str, str], lines: list[tuple[int, str]], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="kconnect.config.override_policy")
+    WorkerConfig.from_props({**WORKER, **props})
+    logged = [
+        (r.levelno, r.getMessage()) for r in caplog.records if r.name == "kconnect.config.override_policy"
+    ]
+    assert logged == lines
 
 
 def test_an_allowed_override_kconnect_cannot_honour_is_an_error_of_its_key() -> None:

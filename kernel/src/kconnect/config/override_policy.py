@@ -11,7 +11,10 @@ keys (KIP-458). The worker's policy decides which are allowed, as Kafka's polici
 
 A policy is named by its class
 (``org.apache.kafka.connect.connector.policy.NoneConnectorClientConfigOverridePolicy``), its simple
-class name, or its alias (``None``). `override_policy` reads the worker's choice at start-up;
+class name, or its alias (``None``); the allowlist holds exact client property names (no prefixes,
+no patterns), as Kafka's ``AllowlistConnectorClientConfigOverridePolicy`` matches them.
+`override_policy` reads the worker's choice at start-up and `log_override_policy` logs Kafka's set-up
+lines (the worker's `check_client_config` calls both);
 `validate_client_overrides` is the validation step Kafka's ``AbstractHerder.validateClientOverrides`` is,
 run for each client the connector uses, plus kconnect's own rules for the keys its clients refuse
 (`kconnect.config.client_properties`, `kconnect.security`).
@@ -19,6 +22,7 @@ run for each client the connector uses, plus kconnect's own rules for the keys i
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -39,9 +43,12 @@ ALLOWLIST_CONFIG = "connector.client.config.override.allowlist"
 DEFAULT_POLICY = "All"
 _PACKAGE = "org.apache.kafka.connect.connector.policy."
 _SUFFIX = "ConnectorClientConfigOverridePolicy"
-_PRINCIPAL_KEYS = frozenset({"sasl.jaas.config", "sasl.mechanism", "security.protocol"})
+#: In the order Java's HashSet of them iterates, which Kafka's deprecation warning prints.
+_PRINCIPAL_KEYS = ("security.protocol", "sasl.mechanism", "sasl.jaas.config")
 DLQ_TOPIC_CONFIG = "errors.deadletterqueue.topic.name"
 TOPIC_CREATION_PREFIX = "topic.creation."
+
+log = logging.getLogger(__name__)
 
 
 class OverridePolicyError(ValueError):
@@ -54,6 +61,8 @@ class OverridePolicy:
 
     name: str
     allowed: frozenset[str] | None
+    listed: tuple[str, ...] = ()
+    """The allowed keys in the order the worker lists them (``Allowlist``), for the set-up log line."""
 
     def allows(self, key: str) -> bool:
         """Whether a connector may override client property `key` (unprefixed)."""
@@ -76,7 +85,7 @@ def _alias(name: str) -> str | None:
     return None
 
 
-def _allowlist(worker: Mapping[str, str]) -> frozenset[str]:
+def _allowlist(worker: Mapping[str, str]) -> tuple[str, ...]:
     raw = worker.get(ALLOWLIST_CONFIG, "")
     try:
         items = parse_type(ALLOWLIST_CONFIG, raw, ConfigType.LIST)
@@ -87,28 +96,63 @@ def _allowlist(worker: Mapping[str, str]) -> frozenset[str]:
         raise OverridePolicyError(f"Configuration '{ALLOWLIST_CONFIG}' values must not be duplicated.")
     if any(item == "" for item in items):
         raise OverridePolicyError(f"Configuration '{ALLOWLIST_CONFIG}' values must not be empty.")
-    return frozenset(str(item) for item in items)
+    return tuple(str(item) for item in items)
 
 
 def override_policy(worker: Mapping[str, str]) -> OverridePolicy:
     """The policy the worker's properties choose (Kafka's default ``All``).
 
-    Raises OverridePolicyError for a name that is no policy, or an allowlist Kafka would refuse.
+    Raises OverridePolicyError, with Kafka's text, for a name that is no policy (after the key's
+    name), or an allowlist Kafka would refuse (a duplicated or an empty item).
     """
     name = worker.get(POLICY_CONFIG, DEFAULT_POLICY).strip()
     alias = _alias(name)
     if alias is None:
         raise OverridePolicyError(
-            f"{POLICY_CONFIG}: no ConnectorClientConfigOverridePolicy matches '{name}'; "
-            f"use one of {', '.join(POLICIES)} (or their class names, {_PACKAGE}<alias>{_SUFFIX})"
+            f"{POLICY_CONFIG}: Failed to find any class that implements interface {_PACKAGE}{_SUFFIX} "
+            f"and which name matches {name}"
         )
     if alias == "All":
         return OverridePolicy(alias, None)
     if alias == "None":
         return OverridePolicy(alias, frozenset())
     if alias == "Principal":
-        return OverridePolicy(alias, _PRINCIPAL_KEYS)
-    return OverridePolicy(alias, _allowlist(worker))
+        return OverridePolicy(alias, frozenset(_PRINCIPAL_KEYS), _PRINCIPAL_KEYS)
+    listed = _allowlist(worker)
+    return OverridePolicy(alias, frozenset(listed), listed)
+
+
+def log_override_policy(policy: OverridePolicy) -> None:
+    """Log what Kafka's policy logs when the worker configures it: its set-up line (INFO), and for
+    ``Principal`` the deprecation warning naming the equivalent allowlist. Called once, at worker start."""
+    if policy.name == "All":
+        log.info(
+            "Setting up All Policy for ConnectorClientConfigOverride. "
+            "This will allow all client configurations to be overridden"
+        )
+    elif policy.name == "None":
+        log.info(
+            "Setting up None Policy for ConnectorClientConfigOverride. "
+            "This will disallow any client configuration to be overridden"
+        )
+    elif policy.name == "Principal":
+        log.warning(
+            "The Principal ConnectorClientConfigOverridePolicy is deprecated, "
+            "use the Allowlist policy instead. "
+            'To replicate the Principal policy behavior, set the %s configuration to "%s"',
+            ALLOWLIST_CONFIG,
+            ",".join(policy.listed),
+        )
+        log.info(
+            "Setting up Principal policy for ConnectorClientConfigOverride. "
+            "This will allow `sasl` client configuration to be overridden."
+        )
+    else:
+        log.info(
+            "Setting up Allowlist policy for ConnectorClientConfigOverride. "
+            "This will allow the following client configurations to be overridden. [%s]",
+            ", ".join(policy.listed),
+        )
 
 
 def clients_used(config: Mapping[str, str | None], *, sink: bool) -> tuple[ClientKind, ...]:
