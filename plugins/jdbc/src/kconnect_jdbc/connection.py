@@ -1,0 +1,99 @@
+"""The database edge: open an engine (bounded connect time, ``connection.attempts``), name errors safely.
+
+Connectors and tasks call `open_database`; validation calls `probe`. Every error text that leaves
+this module went through `redact`, so the password never reaches a log, a REST answer or a trace.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+from kconnect.errors import ConnectError
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from kconnect_jdbc.config import ConnectionSettings
+from kconnect_jdbc.dialect import DatabaseDialect, dialect_for
+from kconnect_jdbc.urls import describe_url, to_sqlalchemy_url
+
+log = logging.getLogger(__name__)
+
+#: Seconds a single connect may take before it counts as a failed attempt.
+CONNECT_TIMEOUT_S = 10
+
+
+@dataclass(frozen=True)
+class Database:
+    """An open engine and the dialect that speaks to it."""
+
+    engine: Engine
+    dialect: DatabaseDialect
+    description: str
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+
+def redact(text: str, settings: ConnectionSettings) -> str:
+    """`text` with the password (and any URL-embedded one) replaced by ``****``."""
+    secrets = [settings.password] if settings.password else []
+    try:
+        url = to_sqlalchemy_url(settings.url)
+        if url.password:
+            secrets.append(str(url.password))
+    except ValueError:
+        pass
+    for secret in secrets:
+        text = text.replace(secret, "****")
+    return text
+
+
+def error_text(error: BaseException, settings: ConnectionSettings) -> str:
+    """A one-line, password-free description of a database error."""
+    original = getattr(error, "orig", None) or error
+    message = str(original).strip().splitlines()[0] if str(original).strip() else type(original).__name__
+    return redact(message, settings)
+
+
+def make_database(settings: ConnectionSettings, *, time_zone: str, connect_timeout_s: int) -> Database:
+    """An engine for `settings` (no connection is opened yet)."""
+    url = to_sqlalchemy_url(settings.url, settings.user, settings.password)
+    dialect = dialect_for(url, settings.dialect_name)
+    engine = dialect.create_engine(url, connect_timeout_s=connect_timeout_s, time_zone=time_zone)
+    return Database(engine, dialect, describe_url(url))
+
+
+def probe(settings: ConnectionSettings, *, time_zone: str = "UTC", timeout_s: int = 5) -> Database:
+    """Open one connection within `timeout_s` (one attempt); raises ConnectError with a safe text."""
+    try:
+        database = make_database(settings, time_zone=time_zone, connect_timeout_s=timeout_s)
+    except ValueError as e:
+        raise ConnectError(redact(str(e), settings)) from None
+    try:
+        with database.engine.connect():
+            pass
+    except SQLAlchemyError as e:
+        database.dispose()
+        raise ConnectError(error_text(e, settings)) from None
+    return database
+
+
+def open_database(settings: ConnectionSettings, *, time_zone: str) -> Database:
+    """Open the database, trying ``connection.attempts`` times ``connection.backoff.ms`` apart.
+
+    Called by a task's start and by the source connector; raises ConnectError naming the last
+    database error (never the password).
+    """
+    last = ""
+    for attempt in range(1, settings.attempts + 1):
+        try:
+            return probe(settings, time_zone=time_zone, timeout_s=CONNECT_TIMEOUT_S)
+        except ConnectError as e:
+            last = str(e)
+            log.info("Unable to connect to database on attempt %d/%d: %s", attempt, settings.attempts, last)
+            if attempt < settings.attempts:
+                time.sleep(settings.backoff_ms / 1000)
+    raise ConnectError(f"Could not connect to database. {last}")

@@ -1,0 +1,96 @@
+"""MySQL and MariaDB through PyMySQL (Confluent's ``MySqlDatabaseDialect``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kconnect.data import schema as s
+from kconnect.data.logical import Date, Decimal, Time, Timestamp
+from sqlalchemy import Connection, Table
+from sqlalchemy.dialects import mysql
+from sqlalchemy.sql.dml import Insert
+
+from kconnect_jdbc.dialect.base import QueryColumn, TableId
+from kconnect_jdbc.dialect.generic import GenericDialect
+
+SYSTEM_DATABASES = ("information_schema", "mysql", "performance_schema", "sys")
+
+# PyMySQL's FIELD_TYPE codes of a custom query's result columns.
+_FIELD_SCHEMAS: dict[int, s.Schema] = {
+    1: s.OPTIONAL_INT8_SCHEMA,
+    2: s.OPTIONAL_INT16_SCHEMA,
+    3: s.OPTIONAL_INT32_SCHEMA,
+    4: s.OPTIONAL_FLOAT32_SCHEMA,
+    5: s.OPTIONAL_FLOAT64_SCHEMA,
+    7: Timestamp.builder().optional().build(),
+    8: s.OPTIONAL_INT64_SCHEMA,
+    9: s.OPTIONAL_INT32_SCHEMA,
+    10: Date.builder().optional().build(),
+    11: Time.builder().optional().build(),
+    12: Timestamp.builder().optional().build(),
+    15: s.OPTIONAL_STRING_SCHEMA,
+    245: s.OPTIONAL_STRING_SCHEMA,
+    252: s.OPTIONAL_BYTES_SCHEMA,
+    253: s.OPTIONAL_STRING_SCHEMA,
+    254: s.OPTIONAL_STRING_SCHEMA,
+}
+_NEWDECIMAL = 246
+_BINARY_CHARSET = 63
+
+
+class MySqlDialect(GenericDialect):
+    """MySQL/MariaDB: a catalog is a database, upsert is ``ON DUPLICATE KEY UPDATE``."""
+
+    name = "MySqlDatabaseDialect"
+
+    def connect_args(self, connect_timeout_s: int) -> dict[str, Any]:
+        """PyMySQL's connect timeout."""
+        return {"connect_timeout": connect_timeout_s}
+
+    def on_connect(self, dbapi_connection: Any, time_zone: str) -> None:
+        """Run the session in `time_zone` (UTC as ``+00:00``: MariaDB may lack zone tables)."""
+        zone = "+00:00" if time_zone.upper() in ("UTC", "Z", "GMT") else time_zone
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute("SET time_zone = %s", (zone,))
+
+    def candidate_schemas(self, connection: Connection, pattern: str | None) -> list[str | None]:
+        """The connection's database, or every user database matching the catalog pattern."""
+        if pattern is None:
+            return [connection.exec_driver_sql("SELECT DATABASE()").scalar_one()]
+        names = connection.exec_driver_sql("SHOW DATABASES").scalars()
+        return sorted(n for n in names if n not in SYSTEM_DATABASES and self.schema_matches(pattern, n))
+
+    def make_table_id(self, schema: str | None, name: str) -> TableId:
+        """MySQL's databases are JDBC catalogs: ``db.table``."""
+        return TableId(schema, None, name)
+
+    def sqlalchemy_schema(self, table_id: TableId) -> str | None:
+        """SQLAlchemy calls a MySQL database a schema."""
+        return table_id.catalog
+
+    def table_id(self, connection: Connection, name: str) -> TableId:
+        """``db.table``, or ``table`` in the connection's database."""
+        database, _, table = name.rpartition(".")
+        if not database:
+            database = connection.exec_driver_sql("SELECT DATABASE()").scalar_one()
+        return TableId(database, None, table)
+
+    def query_columns(
+        self, description: Sequence[Sequence[Any]], rows: Sequence[Sequence[Any]]
+    ) -> list[QueryColumn]:
+        """Schemas from PyMySQL's field type codes (NEWDECIMAL: Decimal at the column's scale)."""
+        columns = []
+        for column in description:
+            code = column[1]
+            schema = _FIELD_SCHEMAS.get(code)
+            if code == _NEWDECIMAL:
+                schema = Decimal.builder(int(column[5] or 0)).optional().build()
+            columns.append(QueryColumn(str(column[0]), schema))
+        return columns
+
+    def upsert(self, table: Table, key_columns: Sequence[str], value_columns: Sequence[str]) -> Insert:
+        """``INSERT ... ON DUPLICATE KEY UPDATE col = VALUES(col)``."""
+        statement = mysql.insert(table)
+        updated = value_columns or key_columns[:1]
+        return statement.on_duplicate_key_update({name: statement.inserted[name] for name in updated})

@@ -1,0 +1,12 @@
+"""Registers the JDBC connectors with kconnect (entry point ``kconnect_jdbc.plugin``)."""
+
+from kconnect import hookimpl
+from kconnect.plugin_host import PluginRegistry
+
+from kconnect_jdbc.source.connector import JdbcSourceConnector
+
+
+@hookimpl
+def register_connectors(registry: PluginRegistry) -> None:
+    """Add JdbcSourceConnector under Confluent's class name and its short aliases."""
+    registry.add(JdbcSourceConnector, aliases=["JdbcSource", "JdbcSourceConnector"])

@@ -1,0 +1,1 @@
+"""JdbcSinkConnector: Kafka records into tables, with Confluent's insert and key modes."""
