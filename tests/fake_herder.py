@@ -25,6 +25,7 @@ from kconnect.herder.api import (
     TaskStateInfo,
     WorkerHealth,
 )
+from kconnect.herder.loggers import Loggers
 from kconnect.herder.model import ConnectorTaskId, ConnectorType, State, TargetState
 from kconnect.plugin_host import PluginDesc, PluginType
 
@@ -76,6 +77,8 @@ class FakeHerder:
         self.busy = False
         self.restarts: list[object] = []
         self.crash: Exception | None = None
+        self.loggers = Loggers()
+        self.cluster_logger_levels: list[tuple[str, str]] = []
 
     def _get(self, name: str) -> _Connector:
         if self.busy:
@@ -344,3 +347,8 @@ class FakeHerder:
 
     def cluster_view(self) -> ClusterView:
         return ClusterView({n: dict(c.config) for n, c in self.connectors_by_name.items()}, CLUSTER_ID)
+
+    async def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        """Recorded, then set here: the fake is a one-worker cluster."""
+        self.cluster_logger_levels.append((namespace, level))
+        self.loggers.set_level_named(namespace, level)

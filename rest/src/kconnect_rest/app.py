@@ -26,11 +26,10 @@ from kconnect_rest.extensions import (
 )
 from kconnect_rest.forwarding import LeaderForwarder
 from kconnect_rest.http_headers import ResponseHeaderFilters
-from kconnect_rest.loggers import Loggers
 from kconnect_rest.methods import answer_as_jersey
 from kconnect_rest.middleware import PathParamDecoder, escape_path
-from kconnect_rest.request import ConnectRequest
 from kconnect_rest.openapi import SCHEMA_PLUGINS, openapi_config
+from kconnect_rest.request import ConnectRequest
 from kconnect_rest.tls import client_verify
 
 DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024
@@ -97,7 +96,7 @@ def create_app(
         dependencies={
             "herder": provide(herder),
             "worker_config": provide(worker_config),
-            "loggers": provide(Loggers()),
+            "loggers": provide(herder.loggers),
             "key_config": provide(key_config),
         },
         exception_handlers={**exception_handlers(), NotLeaderError: forwarder.handle},

@@ -7,11 +7,10 @@ herder is a Protocol (litestar would otherwise try an ``isinstance`` check again
 from __future__ import annotations
 
 from kconnect.herder.api import Herder
+from kconnect.herder.loggers import Loggers
 from kconnect.worker_config import WorkerConfig
 from litestar.di import NamedDependency, Provide
 from litestar.params import SkipValidation
-
-from kconnect_rest.loggers import Loggers
 
 HerderDep = NamedDependency[SkipValidation[Herder]]
 """The herder: the one front door to the connectors."""
@@ -20,7 +19,7 @@ WorkerConfigDep = NamedDependency[SkipValidation[WorkerConfig]]
 """The worker's configuration."""
 
 LoggersDep = NamedDependency[SkipValidation[Loggers]]
-"""The app's `/admin/loggers` state."""
+"""The worker's logger levels (`/admin/loggers`), held by the herder."""
 
 
 def provide(value: object) -> Provide:

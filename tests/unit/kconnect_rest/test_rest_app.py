@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from kconnect.errors import ConflictError
 from kconnect.herder.api import WorkerHealth
+from kconnect.herder.loggers import Loggers, level_name, parse_level
 from kconnect.worker_config import WorkerConfig
 from kconnect_rest import ClusterState, create_app
 from kconnect_rest.bodies import string_map
-from kconnect_rest.loggers import Loggers, level_name, parse_level
 from litestar import Litestar, get
 from litestar.config.app import AppConfig
 from litestar.plugins import InitPluginProtocol
@@ -373,7 +373,7 @@ def test_validate(client: TestClient[Litestar]) -> None:
 # --- loggers ------------------------------------------------------------------------------------------------
 
 
-def test_loggers(client: TestClient[Litestar]) -> None:
+def test_loggers(client: TestClient[Litestar], herder: FakeHerder) -> None:
     name = "kconnect.test_rest_app.lg"
     logging.getLogger(f"{name}.child")
     everything = client.get("/admin/loggers").json()
@@ -390,7 +390,15 @@ def test_loggers(client: TestClient[Litestar]) -> None:
     assert again.status_code == 200
     assert client.get(f"/admin/loggers/{name}").json()["last_modified"] == level["last_modified"]
     assert client.get("/admin/loggers").json()[name]["level"] == "DEBUG"
-    expect.assert_empty(client.put(f"/admin/loggers/{name}?scope=cluster", json={"level": "WARN"}), 204)
+    expect.assert_empty(client.put(f"/admin/loggers/{name}?scope=cluster", json={"level": "warning"}), 204)
+    assert herder.cluster_logger_levels == [(name, "WARN")]  # log4j's name, as Java workers read it
+    assert herder.loggers.level(name)[0] == "WARN"
+    expect.assert_error(
+        client.put(f"/admin/loggers/{name}?scope=cluster", json={"level": "LOUD"}),
+        404,
+        expect.invalid_log_level("LOUD"),
+    )
+    assert herder.cluster_logger_levels == [(name, "WARN")]
     expect.assert_error(
         client.put(f"/admin/loggers/{name}", json={"level": "LOUD"}), 404, expect.invalid_log_level("LOUD")
     )

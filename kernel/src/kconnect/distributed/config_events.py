@@ -17,6 +17,7 @@ from kconnect.storage.config_topic_state import (
     ConfigUpdate,
     ConnectorConfigRemoved,
     ConnectorConfigUpdated,
+    LoggerLevelChanged,
     RestartRequested,
     SessionKeyUpdated,
     TargetStateChanged,
@@ -42,6 +43,8 @@ def events_for(update: ConfigUpdate, snapshot: ClusterConfigState) -> list[ev.Ev
             return [ev.TargetStateRead(name, target)]
         case RestartRequested(request):
             return [ev.RestartRequested(request.connector, request.include_tasks, request.only_failed)]
+        case LoggerLevelChanged(namespace, level):
+            return [ev.LoggerLevelRead(namespace, level)]
         case SessionKeyUpdated():
             return []
     return []

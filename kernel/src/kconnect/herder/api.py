@@ -16,6 +16,7 @@ from kconnect.herder.model import ConnectorTaskId, ConnectorType, State, TargetS
 
 if TYPE_CHECKING:  # config_records imports this module (RestartRequest): import only for the types
     from kconnect.executor import Placement
+    from kconnect.herder.loggers import Loggers
     from kconnect.storage.config_records import SessionKey
 
 
@@ -238,6 +239,16 @@ class Herder(Protocol):
 
     def cluster_view(self) -> ClusterView:
         """A read-only snapshot for REST extensions."""
+        ...
+
+    @property
+    def loggers(self) -> Loggers:
+        """This worker's logger levels: `/admin/loggers` reads them and sets them (``scope=worker``)."""
+        ...
+
+    async def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        """``PUT /admin/loggers/{namespace}?scope=cluster`` (KIP-976) with a valid level name: every
+        worker of the cluster sets it (standalone: this worker, the whole cluster)."""
         ...
 
 

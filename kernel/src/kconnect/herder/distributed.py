@@ -393,6 +393,15 @@ class DistributedHerder(HerderFrontDoor):
         """Target state STARTED, written to the config topic by this worker."""
         await self._put_target(name, TargetState.STARTED)
 
+    async def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        """KIP-976: write ``logger-cluster-<namespace>`` to the config topic; every worker that reads it,
+        this one included, sets the level (a worker that starts later ignores it, as Kafka's).
+
+        Answers once this worker has read the record back and set the level (Kafka answers after
+        the write alone), so the next GET here shows it."""
+        await self._configs.put_logger_level(namespace, level)
+        await self._caught_up()
+
     # --- status reads: from the status topic, where each instance's owner writes ------------------------
 
     async def connector_status(self, name: str) -> ConnectorStateInfo:

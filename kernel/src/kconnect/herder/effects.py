@@ -22,6 +22,7 @@ from kconnect.executor import Executor, TaskSpec
 from kconnect.herder import events as ev
 from kconnect.herder.api import StateInfo, TaskStateInfo
 from kconnect.herder.connectors import TASK_CLASS_CONFIG, ConnectorInstances
+from kconnect.herder.loggers import Loggers
 from kconnect.plugin_host import PluginHost, PluginType
 from kconnect.storage.base import ConfigBackingStore, StatusBackingStore
 from kconnect.worker_config import WorkerConfig
@@ -40,6 +41,7 @@ class EffectRunner:
         connectors: ConnectorInstances,
         config_store: ConfigBackingStore,
         status_store: StatusBackingStore,
+        loggers: Loggers,
     ) -> None:
         self._worker = worker_config
         self._plugins = plugins
@@ -47,6 +49,7 @@ class EffectRunner:
         self._connectors = connectors
         self._configs = config_store
         self._statuses = status_store
+        self._loggers = loggers
         self._table: dict[type[Any], Callable[[Any], Awaitable[list[ev.Event]]]] = {
             ev.StartConnector: connectors.start,
             ev.StopConnector: connectors.stop,
@@ -54,6 +57,7 @@ class EffectRunner:
             ev.StartTask: self._start_task,
             ev.SetTaskTargetState: self._set_task_target,
             ev.StopTask: self._stop_task,
+            ev.SetLoggerLevel: self._set_logger_level,
             ev.PersistConfig: self._persist_config,
             ev.PersistTargetState: self._persist_target,
             ev.PersistTaskConfigs: self._persist_task_configs,
@@ -111,6 +115,12 @@ class EffectRunner:
             await self._executor.stop_task(effect.id, timeout_s)
         except Exception:
             log.error("Failed to stop task %s", effect.id, exc_info=True)
+        return []
+
+    # --- the worker's loggers -------------------------------------------------------------------------
+
+    async def _set_logger_level(self, effect: ev.SetLoggerLevel) -> list[ev.Event]:
+        self._loggers.set_level_named(effect.namespace, effect.level)
         return []
 
     # --- config store --------------------------------------------------------------------------------

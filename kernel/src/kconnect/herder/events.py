@@ -131,6 +131,14 @@ class TaskConfigsRead:
 
 
 @dataclass(frozen=True)
+class LoggerLevelRead:
+    """A cluster-wide logger level (KIP-976) was read from the config store after this worker started."""
+
+    namespace: str
+    level: str
+
+
+@dataclass(frozen=True)
 class AssignmentChanged:
     """The group gave this worker a new assignment: run exactly these connectors and tasks."""
 
@@ -234,6 +242,7 @@ Event = (
     | ConnectorConfigDeleted
     | TargetStateRead
     | TaskConfigsRead
+    | LoggerLevelRead
     | AssignmentChanged
     | ConnectorStarted
     | ConnectorFailed
@@ -298,6 +307,14 @@ class StopTask:
     """Stop a task gracefully and wait for it."""
 
     id: ConnectorTaskId
+
+
+@dataclass(frozen=True)
+class SetLoggerLevel:
+    """Set this worker's level of a logger namespace, by the level's name (Kafka's setWorkerLoggerLevel)."""
+
+    namespace: str
+    level: str
 
 
 @dataclass(frozen=True)
@@ -369,6 +386,7 @@ Effect = (
     | StartTask
     | SetTaskTargetState
     | StopTask
+    | SetLoggerLevel
     | PersistConfig
     | PersistTargetState
     | PersistTaskConfigs

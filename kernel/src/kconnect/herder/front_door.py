@@ -25,6 +25,7 @@ from kconnect.herder.connectors import ConnectorInstances, hiding_secrets
 from kconnect.herder.effects import EffectRunner
 from kconnect.herder.health import worker_health
 from kconnect.herder.listener import HerderTaskListener
+from kconnect.herder.loggers import Loggers
 from kconnect.herder.model import ConnectorType, TargetState
 from kconnect.herder.offsets import ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE, Owner
@@ -72,7 +73,11 @@ class HerderFrontDoor:
             shutdown_timeout_s=worker_config.task_shutdown_graceful_timeout_ms / 1000,
             transformer=self._transformer,
         )
-        effects = EffectRunner(worker_config, plugins, executor, self._connectors, config_store, status_store)
+        self.loggers = Loggers()
+        """This worker's logger levels (`/admin/loggers`; cluster-wide levels read in distributed mode)."""
+        effects = EffectRunner(
+            worker_config, plugins, executor, self._connectors, config_store, status_store, self.loggers
+        )
         self._owner = Owner(initial or HerderState(self.worker_id), effects.run, request_timeout_s)
         self._listener = HerderTaskListener(
             hiding_secrets(self._owner.post, self._transformer), offset_store, status_store

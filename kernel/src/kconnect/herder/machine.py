@@ -266,6 +266,11 @@ def _tasks_read(state: HerderState, e: ev.TaskConfigsRead) -> _Result:
     return step.done()
 
 
+def _logger_level_read(state: HerderState, e: ev.LoggerLevelRead) -> _Result:
+    """KIP-976: every worker applies a cluster-wide level it reads; the connectors are not concerned."""
+    return state, [ev.SetLoggerLevel(e.namespace, e.level)]
+
+
 def _assignment_changed(state: HerderState, e: ev.AssignmentChanged) -> _Result:
     """Stop every revoked instance first, then start every added one (Kafka's order)."""
     owned = Owned(e.connectors, e.tasks)
@@ -442,6 +447,7 @@ _HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {
     ev.ConnectorConfigDeleted: _config_deleted,
     ev.TargetStateRead: _target_read,
     ev.TaskConfigsRead: _tasks_read,
+    ev.LoggerLevelRead: _logger_level_read,
     ev.AssignmentChanged: _assignment_changed,
     ev.ConnectorStarted: _connector_started,
     ev.ConnectorFailed: _connector_failed,

@@ -252,3 +252,7 @@ class StandaloneHerder(HerderFrontDoor):
             return await self._offsets.reset_all(name, record.config, plugin.cls, self._is_sink(record))
 
         return await self._owner.call(reset, self._owner.deadline())
+
+    async def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        """scope=cluster on a standalone worker: this worker is the whole cluster (as Kafka's)."""
+        self.loggers.set_level_named(namespace, level)

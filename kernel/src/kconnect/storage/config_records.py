@@ -13,10 +13,11 @@ key                             value
                                 for workers older than KIP-875); null when the connector is deleted
 ``restart-connector-<name>``    ``{"include-tasks":true,"only-failed":false}`` (KIP-745)
 ``session-key``                 ``{"key":"<base64>","algorithm":"HmacSHA256","creation-timestamp":ms}``
+``logger-cluster-<namespace>``  ``{"level":"DEBUG"}``: a cluster-wide logger level (KIP-976)
 ==============================  =====================================================================
 
-``tasks-fencing-<name>`` (KIP-618 exactly-once) and ``logger-cluster-<namespace>`` (KIP-976) are
-recognised and ignored: kconnect has neither feature yet.
+``tasks-fencing-<name>`` (KIP-618 exactly-once) is recognised and ignored: kconnect has no
+exactly-once source support yet.
 """
 
 from __future__ import annotations
@@ -97,8 +98,16 @@ class SessionKeyRecord:
 
 
 @dataclass(frozen=True)
+class LoggerLevelRecord:
+    """``logger-cluster-<namespace>``: every worker sets this level for the namespace (KIP-976)."""
+
+    namespace: str
+    level: str
+
+
+@dataclass(frozen=True)
 class IgnoredRecord:
-    """A record kconnect knows and does not use (exactly-once task counts, cluster logger levels)."""
+    """A record kconnect knows and does not use (exactly-once task counts)."""
 
     key: str
 
@@ -110,6 +119,7 @@ ConfigRecord = (
     | TargetStateRecord
     | RestartRecord
     | SessionKeyRecord
+    | LoggerLevelRecord
     | IgnoredRecord
 )
 
@@ -142,6 +152,11 @@ def restart_key(connector: str) -> str:
     return RESTART_PREFIX + connector
 
 
+def logger_level_key(namespace: str) -> str:
+    """``logger-cluster-<namespace>``."""
+    return LOGGER_CLUSTER_PREFIX + namespace
+
+
 def config_value(config: Mapping[str, str]) -> bytes:
     """A connector or task config value: ``{"properties":{...}}``."""
     return json_bytes({"properties": dict(config)})
@@ -163,6 +178,11 @@ def restart_value(request: RestartRequest) -> bytes:
     return json_bytes({"include-tasks": request.include_tasks, "only-failed": request.only_failed})
 
 
+def logger_level_value(level: str) -> bytes:
+    """A cluster-wide logger level value: ``{"level":"DEBUG"}``."""
+    return json_bytes({"level": level})
+
+
 def session_key_value(session_key: SessionKey) -> bytes:
     """A session key value: base64 key, algorithm, creation time in epoch milliseconds."""
     return json_bytes(
@@ -182,6 +202,8 @@ def parse_config_record(key: str, value: bytes | None) -> ConfigRecord:
 
     Prefixes are tried in Kafka's order, so a key means what it means to a Java worker.
     """
+    if key.startswith(LOGGER_CLUSTER_PREFIX):  # Kafka checks its other prefixes first; none overlaps
+        return _logger_level(key[len(LOGGER_CLUSTER_PREFIX) :], value)
     fields = None if value is None else _object(parse_json(value), key)
     if key.startswith(TARGET_STATE_PREFIX):
         return TargetStateRecord(key[len(TARGET_STATE_PREFIX) :], _target_state(fields, key))
@@ -204,11 +226,45 @@ def parse_config_record(key: str, value: bytes | None) -> ConfigRecord:
         only_failed = fields.get("only-failed") is True
         include_tasks = fields.get("include-tasks") is True
         return RestartRecord(RestartRequest(key[len(RESTART_PREFIX) :], only_failed, include_tasks))
-    if key.startswith(TASK_COUNT_PREFIX) or key.startswith(LOGGER_CLUSTER_PREFIX):
+    if key.startswith(TASK_COUNT_PREFIX):
         return IgnoredRecord(key)
     if key == SESSION_KEY_KEY:
         return SessionKeyRecord(_session_key(fields))
     raise RecordFormatError(f"unknown config record key {key!r}")
+
+
+def _logger_level(namespace: str, value: bytes | None) -> LoggerLevelRecord:
+    """Kafka's checks and texts (processLoggerLevelRecord); the level's name itself is checked when set."""
+    if value is None:
+        raise RecordFormatError(
+            f"Ignoring logging level for namespace {namespace} because it is unexpectedly null"
+        )
+    fields = parse_json(value)
+    if not isinstance(fields, dict):
+        raise RecordFormatError(
+            f"Ignoring logging level for namespace {namespace} because the value is not a Map "
+            f"but is {_java_class_name(fields)}"
+        )
+    level = fields.get("level")
+    if not isinstance(level, str):
+        raise RecordFormatError(
+            f"Invalid data for logging level key 'level' field with namespace {namespace}; "
+            f"should be a String but it is {_java_class_name(level)}"
+        )
+    return LoggerLevelRecord(namespace, level)
+
+
+def _java_class_name(value: Any) -> str:
+    """What Kafka's ConnectUtils.className names a JSON value read by its JsonConverter."""
+    if value is None:
+        return "null"
+    names = {
+        bool: "java.lang.Boolean",
+        int: "java.lang.Long",
+        float: "java.lang.Double",
+        str: "java.lang.String",
+    }
+    return names.get(type(value), "java.util.ArrayList" if isinstance(value, list) else "java.util.HashMap")
 
 
 def _object(value: Any, key: str) -> dict[str, Any]:

@@ -8,7 +8,8 @@ and returns the `ConfigUpdate` events a listener should hear. Kafka's rules, kep
   written since the previous commit, otherwise the connector is *inconsistent* (no tasks shown
   until new task configs are committed); pending task configs are dropped at every commit;
 * a commit for a connector without a config (deleted, then compacted) is ignored;
-* deleting a connector forgets its config, target state and task configs.
+* deleting a connector forgets its config, target state and task configs;
+* a cluster-wide logger level (KIP-976) changes no state: it is only news for a listener.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from kconnect.storage.config_records import (
     ConfigRecord,
     ConnectorConfigRecord,
     IgnoredRecord,
+    LoggerLevelRecord,
     RestartRecord,
     SessionKey,
     SessionKeyRecord,
@@ -76,6 +78,14 @@ class SessionKeyUpdated:
     session_key: SessionKey
 
 
+@dataclass(frozen=True)
+class LoggerLevelChanged:
+    """A cluster-wide logger level was written (KIP-976); every worker that hears it sets the level."""
+
+    namespace: str
+    level: str
+
+
 ConfigUpdate = (
     ConnectorConfigUpdated
     | ConnectorConfigRemoved
@@ -83,6 +93,7 @@ ConfigUpdate = (
     | TargetStateChanged
     | RestartRequested
     | SessionKeyUpdated
+    | LoggerLevelChanged
 )
 """What a config-store listener hears (Kafka's ConfigBackingStore.UpdateListener callbacks)."""
 
@@ -123,6 +134,8 @@ class ConfigTopicState:
             case SessionKeyRecord(session_key):
                 self.session_key = session_key
                 return [SessionKeyUpdated(session_key)]
+            case LoggerLevelRecord(namespace, level):
+                return [LoggerLevelChanged(namespace, level)]
             case IgnoredRecord():
                 return []
         return []

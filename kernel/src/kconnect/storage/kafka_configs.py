@@ -6,11 +6,11 @@
 every other worker's writes. Each write returns after the broker acknowledged it and this worker
 read the topic back to the end, so `snapshot()` shows it. After `start`, every change read from the
 topic, whoever wrote it, is also told to the update listener as a `ConfigUpdate` (records read
-during `start` are not: the first snapshot holds them; restart requests older than the start are
-dropped, as in Kafka).
+during `start` are not: the first snapshot holds them; restart requests and cluster-wide logger
+levels older than the start are dropped, as in Kafka).
 
 Kafka expects one writer of connector and task configs at a time (the leader); target states,
-restart requests and the session key may be written by any worker.
+restart requests, logger levels and the session key may be written by any worker.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from kconnect.storage.config_records import (
     commit_value,
     config_value,
     connector_key,
+    logger_level_key,
+    logger_level_value,
     parse_config_record,
     restart_key,
     restart_value,
@@ -149,6 +151,11 @@ class KafkaConfigBackingStore:
     async def put_restart_request(self, request: RestartRequest) -> None:
         """Write a KIP-745 restart request; every worker's listener hears it when read."""
         await self._log.send(restart_key(request.connector), restart_value(request))
+
+    async def put_logger_level(self, namespace: str, level: str) -> None:
+        """Write a cluster-wide logger level (KIP-976), then read back (this worker hears it too)."""
+        await self._log.send(logger_level_key(namespace), logger_level_value(level))
+        await self._log.read_to_end()
 
     async def put_session_key(self, session_key: SessionKey) -> None:
         """Write a new session key (the leader does, for request signing), then read back."""

@@ -6,15 +6,15 @@ import logging
 from typing import Annotated, Any
 
 from kconnect.errors import NotFoundError
+from kconnect.herder.loggers import level_name, parse_level
 from litestar import Controller, Response, get, put
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, PathParameter, QueryParameter
 
 from kconnect_rest import bodies, wire
 from kconnect_rest.bodies import LoggerLevelRequest
-from kconnect_rest.dependencies import LoggersDep
+from kconnect_rest.dependencies import HerderDep, LoggersDep
 from kconnect_rest.errors import error_responses
-from kconnect_rest.loggers import parse_level
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ class LoggersController(Controller):
     )
     async def set_level(
         self,
+        herder: HerderDep,
         loggers: LoggersDep,
         logger: LoggerName,
         data: Annotated[LoggerLevelRequest, Body(description='{"level": "DEBUG"}')],
@@ -62,14 +63,15 @@ class LoggersController(Controller):
             str, QueryParameter(name="scope", description="worker (default) or cluster")
         ] = "worker",
     ) -> Response[Any]:
-        """worker scope: 200 with the sorted names changed; cluster scope: 204."""
+        """worker scope: 200 with the sorted names changed; cluster scope: 204 once the herder has
+        recorded it for every worker (KIP-976)."""
         level_text = bodies.string_map({"level": data.level})["level"]
         level = parse_level(level_text)
         if level is None:
             raise NotFoundError(f"invalid log level '{level_text}'.")
         if log_scope.lower() == "cluster":
-            # One worker per cluster today: the cluster's level is this worker's.
-            loggers.set_level(logger, level)
+            # Written under log4j's name, which Java workers of the same cluster read too.
+            await herder.set_cluster_logger_level(logger, level_name(level))
             return wire.empty(204)
         if log_scope.lower() != "worker":
             log.warning(

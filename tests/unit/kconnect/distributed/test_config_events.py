@@ -21,6 +21,7 @@ from kconnect.storage.config_topic_state import (
     ConfigUpdate,
     ConnectorConfigRemoved,
     ConnectorConfigUpdated,
+    LoggerLevelChanged,
     RestartRequested,
     SessionKeyUpdated,
     TargetStateChanged,
@@ -73,6 +74,7 @@ EVENTS_TABLE: list[tuple[ConfigUpdate, list[ev.Event]]] = [
         [ev.RestartRequested("b", include_tasks=True, only_failed=False)],
     ),
     (SessionKeyUpdated(SessionKey(b"k" * 32, "HmacSHA256", 1000)), []),
+    (LoggerLevelChanged("org.x", "DEBUG"), [ev.LoggerLevelRead("org.x", "DEBUG")]),
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 
 import pytest
 from kconnect.herder.api import RestartRequest
@@ -10,6 +11,7 @@ from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.storage.config_records import (
     ConnectorConfigRecord,
     IgnoredRecord,
+    LoggerLevelRecord,
     RestartRecord,
     SessionKey,
     SessionKeyRecord,
@@ -20,6 +22,8 @@ from kconnect.storage.config_records import (
     commit_value,
     config_value,
     connector_key,
+    logger_level_key,
+    logger_level_value,
     parse_config_record,
     restart_key,
     restart_value,
@@ -109,11 +113,36 @@ def test_restart_flags_default_to_false_as_in_kafka() -> None:
     )
 
 
-def test_exactly_once_and_logger_records_are_ignored() -> None:
+def test_exactly_once_records_are_ignored() -> None:
     assert parse_config_record("tasks-fencing-a", b'{"task-count":2}') == IgnoredRecord("tasks-fencing-a")
-    assert parse_config_record("logger-cluster-org.x", b'{"level":"DEBUG"}') == IgnoredRecord(
-        "logger-cluster-org.x"
-    )
+
+
+def test_logger_level_bytes_are_javas_and_read_back() -> None:
+    """KIP-976: Java's JsonConverter writes the LOGGER_LEVEL_V0 struct as ``{"level":...}``."""
+    assert logger_level_key("org.apache.kafka.connect") == "logger-cluster-org.apache.kafka.connect"
+    assert logger_level_value("DEBUG") == b'{"level":"DEBUG"}'
+    for level in ("DEBUG", "debug", "NOT-A-LEVEL"):  # the name is judged when a worker sets it, as in Kafka
+        record = parse_config_record(logger_level_key("org.x"), logger_level_value(level))
+        assert record == LoggerLevelRecord("org.x", level)
+    assert parse_config_record("logger-cluster-", b'{"level":"INFO"}') == LoggerLevelRecord("", "INFO")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (None, "Ignoring logging level for namespace org.x because it is unexpectedly null"),
+        (b'"DEBUG"', "Ignoring logging level for namespace org.x because the value is not a Map but is "
+         "java.lang.String"),
+        (b"{}", "Invalid data for logging level key 'level' field with namespace org.x; should be a String "
+         "but it is null"),
+        (b'{"level":5}', "Invalid data for logging level key 'level' field with namespace org.x; should be a "
+         "String but it is java.lang.Long"),
+        (b'{"level":["DEBUG"]}', "should be a String but it is java.util.ArrayList"),
+    ],
+)  # fmt: skip
+def test_malformed_logger_levels_are_refused_with_kafkas_texts(value: bytes | None, message: str) -> None:
+    with pytest.raises(RecordFormatError, match=re.escape(message)):
+        parse_config_record("logger-cluster-org.x", value)
 
 
 @pytest.mark.parametrize(

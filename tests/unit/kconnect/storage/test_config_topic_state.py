@@ -7,6 +7,7 @@ from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.storage.config_records import (
     ConfigRecord,
     ConnectorConfigRecord,
+    LoggerLevelRecord,
     RestartRecord,
     TargetStateRecord,
     TaskCommitRecord,
@@ -18,6 +19,7 @@ from kconnect.storage.config_topic_state import (
     ConfigUpdate,
     ConnectorConfigRemoved,
     ConnectorConfigUpdated,
+    LoggerLevelChanged,
     RestartRequested,
     TargetStateChanged,
     TaskConfigsUpdated,
@@ -115,3 +117,10 @@ def test_target_state_changes_are_told_only_for_existing_connectors_and_real_cha
 def test_restart_requests_are_told() -> None:
     request = RestartRequest("a", only_failed=True, include_tasks=True)
     assert fold(RestartRecord(request))[1] == [RestartRequested(request)]
+
+
+def test_logger_levels_are_told_and_change_no_config() -> None:
+    """KIP-976 records are news for the listener only; the store adds nothing to the snapshot."""
+    state, updates = fold(ConnectorConfigRecord("a", {}), LoggerLevelRecord("org.x", "DEBUG"))
+    assert updates == [ConnectorConfigUpdated("a"), LoggerLevelChanged("org.x", "DEBUG")]
+    assert state.snapshot().connectors() == ["a"]

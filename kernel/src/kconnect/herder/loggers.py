@@ -1,8 +1,12 @@
-"""Kafka's `Loggers` (runtime/Loggers.java) over Python logging, for `/admin/loggers`.
+"""Kafka's `Loggers` (runtime/Loggers.java) over Python logging: the worker's logger levels.
+
+The herder owns one `Loggers` per worker: `/admin/loggers` reads and sets levels through it
+(``scope=worker``), and a distributed worker sets the levels it reads from the config topic
+(``scope=cluster``, KIP-976) through it too, so ``last_modified`` tells every change apart.
 
 Levels are shown and accepted with log4j's names: ``OFF FATAL ERROR WARN INFO DEBUG TRACE ALL``
 (case-insensitive; Python's ``WARNING`` and ``CRITICAL`` are accepted too). ``root`` names the root
-logger. A logger's ``last_modified`` is set only when a request actually changes its level.
+logger. A logger's ``last_modified`` is set only when a change actually alters its level.
 """
 
 from __future__ import annotations
@@ -57,9 +61,10 @@ def parse_level(text: str) -> int | None:
 
 
 class Loggers:
-    """Reads and sets logger levels, remembering when each was last changed through REST.
+    """Reads and sets logger levels, remembering when each was last changed (epoch milliseconds).
 
-    One instance per REST app; the `/admin/loggers` controller is its only caller.
+    One instance per worker, held by the herder; the `/admin/loggers` controller and the herder's
+    effect runner call it (both on the event loop; the lock guards against any other thread).
     """
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
@@ -102,6 +107,15 @@ class Loggers:
                     logger.setLevel(level)
         log.info("Set level of %s to %s (%d loggers)", namespace, level_name(level), len(targets))
         return sorted(targets)
+
+    def set_level_named(self, namespace: str, level_text: str) -> list[str]:
+        """`set_level` with a level's name, as read from the config topic (Kafka's setWorkerLoggerLevel):
+        an unknown name is logged with Kafka's warning and changes nothing."""
+        level = parse_level(level_text)
+        if level is None:
+            log.warning("Ignoring request to set invalid level '%s' for namespace %s", level_text, namespace)
+            return []
+        return self.set_level(namespace, level)
 
     def _targets(self, namespace: str) -> dict[str, logging.Logger]:
         current = _current_loggers()
