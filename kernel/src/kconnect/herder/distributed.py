@@ -14,10 +14,11 @@ Three edges feed the one owner task (`kconnect.herder.owner`) of this worker, an
 Writes follow Kafka's rules. The leader writes connector configs, task configs, STOPPED (with its
 empty task configs), restart requests and offset changes, one write at a time; another worker
 raises `NotLeaderError` with the leader's URL and the REST layer forwards the request there
-(`kconnect_rest.forwarding`); during a rebalance no leader is known and the answer is 409. Pause and
-resume are written by whichever worker is asked. Task configs that a connector generates on a
-follower reach the leader through `LeaderRequests` (signed internal REST calls). Reads answer
-from this worker's state; statuses come from the status topic, where each instance's owner writes.
+(`kconnect_rest.forwarding`); during a rebalance no leader is known and the answer is 409. Pause,
+resume and cluster-wide logger levels (KIP-976) are written by whichever worker is asked. Task
+configs that a connector generates on a follower reach the leader through `LeaderRequests` (signed
+internal REST calls). Reads answer from this worker's state; statuses come from the status topic,
+where each instance's owner writes.
 """
 
 from __future__ import annotations
