@@ -148,6 +148,15 @@ class SourceTask(Task):
     def poll(self) -> list[SourceRecord] | None:
         """Return new records, or None/[] when there are none now. Should not block for long."""
 
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop; called once, from another thread while `poll` may be blocked (Kafka's contract).
+
+        Wake a blocked `poll` here (set the event it waits on, close the socket it reads), and
+        make `poll` and `stop` thread-safe. The records that `poll` then returns are still sent,
+        so `commit_record` and `commit` may follow; `poll` is not called again.
+        """
+
     def commit(self) -> None:
         """Called after the framework committed offsets for the records sent so far."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -224,3 +225,83 @@ async def test_pause_commits_stops_polling_and_resume_continues() -> None:
     await asyncio.wait_for(run, 5)
     assert control.reports == ["running", "paused", "running"]
     assert control.stored_offset(A) == {"position": 2}
+
+
+class BlockingSourceTask(SourceTask):
+    """Its first `poll` blocks until `stop` wakes it, then returns one record (as a ported Java task does)."""
+
+    def __init__(self) -> None:
+        self.woken = threading.Event()
+        self.events: list[tuple[str, int]] = []
+        self.lock = threading.Lock()
+
+    def start(self, config: Mapping[str, str]) -> None: ...
+
+    def _record(self, event: str) -> None:
+        with self.lock:
+            self.events.append((event, threading.get_ident()))
+
+    def names(self) -> list[str]:
+        with self.lock:
+            return [event for event, _ in self.events]
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self.woken.is_set():
+            self._record("poll after stop")
+            return None
+        self._record("poll")
+        self.woken.wait(30)
+        self._record("poll returned")
+        return [rec("last", position=7)]
+
+    def stop(self) -> None:
+        self._record("stop")
+        self.woken.set()
+
+
+BlockingConnector = source_connector(BlockingSourceTask)
+
+
+def blocking_loop(control: MemoryControl, producer: FakeProducer) -> tuple[SourceLoop, BlockingSourceTask]:
+    loop = SourceLoop(
+        task_spec("source", BlockingConnector, BlockingSourceTask),
+        control,
+        plugin_host(BlockingConnector),
+        producer,
+    )
+    assert isinstance(loop.task, BlockingSourceTask)
+    return loop, loop.task
+
+
+async def test_a_stop_request_calls_stop_from_another_thread_to_wake_a_blocked_poll() -> None:
+    control, producer = MemoryControl(), FakeProducer()
+    loop, task = blocking_loop(control, producer)
+    run = asyncio.create_task(loop.run())
+    await wait_until(lambda: task.names() == ["poll"])
+
+    control.set(TargetState.STOPPED)
+    await asyncio.wait_for(run, 5)
+
+    assert task.names() == ["poll", "stop", "poll returned"], (
+        "stop once, while poll blocked; no poll after it"
+    )
+    threads = dict(task.events)
+    assert threads["stop"] != threads["poll"], "stop runs in another thread than the blocked poll"
+    # What the woken poll returned is sent and committed, as Kafka sends a poll's records after a stop.
+    assert producer.values("t") == [b"last"]
+    assert control.stored_offset(A) == {"position": 7}
+
+
+async def test_a_pause_does_not_interrupt_a_blocked_poll() -> None:
+    control, producer = MemoryControl(), FakeProducer()
+    loop, task = blocking_loop(control, producer)
+    run = asyncio.create_task(loop.run())
+    await wait_until(lambda: task.names() == ["poll"])
+
+    control.set(TargetState.PAUSED)
+    await asyncio.sleep(0.2)
+    assert task.names() == ["poll"] and not run.done(), "a pause waits for poll, as Kafka's does"
+
+    control.set(TargetState.STOPPED)
+    await asyncio.wait_for(run, 5)
+    assert task.names() == ["poll", "stop", "poll returned"]

@@ -18,6 +18,13 @@ acknowledged so far, as Kafka's does); a pause or the end of the loop waits for 
 `kafka_clients.DeliveryPolicy`), the loop stops polling and logs that it waits, and a stop request
 still ends the task: what Kafka never acknowledged is not committed and is sent again by the next
 run.
+
+Stop wakes a blocked poll: `SourceTask.stop`'s contract (Kafka's SourceTask javadoc) is that it may
+be called from another thread while `poll` blocks, and should make it return. So when the worker
+asks the task to stop while a `poll` is in flight, the loop calls `stop` at once in another thread
+of the executor's pool, then waits for that `poll` to return. Its records are still sent and
+committed, as Kafka's loop sends what a poll returned before it looks at the stop flag again; no
+`poll` follows, and `stop` is called once per run whichever way the run ends.
 """
 
 from __future__ import annotations
@@ -54,6 +61,8 @@ PRODUCER_STAGE_CLASS = "org.apache.kafka.connect.runtime.WorkerSourceTask"
 
 #: How long to wait before polling again when `poll` returned nothing.
 IDLE_BACKOFF_S = 0.05
+#: How long one wait for a stop request lasts before the target is looked at again.
+STOP_WATCH_S = 3600.0
 
 
 def _load_task(host: PluginHost, spec: TaskSpec) -> SourceTask:
@@ -108,6 +117,10 @@ class SourceLoop:
         )
         self.send_error: BaseException | None = None
         self.records_sent = 0
+        #: The one `SourceTask.stop` call of this run, once made (see `_stop_task`).
+        self._stop_call: asyncio.Future[None] | None = None
+        #: A `poll` call is running in its thread.
+        self._polling = False
         #: Acknowledged offsets the worker could not store yet, by source partition.
         self._unstored: dict[str, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
 
@@ -123,6 +136,7 @@ class SourceLoop:
         await self.producer.start()
         try:
             await asyncio.to_thread(self.task.start, self.spec.task_config)
+            waker = asyncio.create_task(self._wake_poll_on_stop(), name=f"kconnect-wake-poll-{self.spec.id}")
             try:
                 await self._move_records()
                 await self._commit(wait=True)
@@ -130,7 +144,8 @@ class SourceLoop:
                 await self._commit_after_failure()
                 raise
             finally:
-                await asyncio.to_thread(self.task.stop)
+                waker.cancel()
+                await self._stop_task()
         finally:
             self.plugins.close()
             await self._stop_producer()
@@ -142,7 +157,7 @@ class SourceLoop:
         follower = TargetFollower(self.control)
         while await follower.proceed(self._commit_before_pause):
             started = time.monotonic()
-            records = await asyncio.to_thread(self.task.poll)
+            records = await self._poll()
             if records:
                 self.metrics.records_in += len(records)
                 self.metrics.batch(started, len(records))
@@ -158,6 +173,38 @@ class SourceLoop:
                 await self._commit()
                 next_commit = time.monotonic() + self.flush_interval_s
             await self.reporter.maybe_report()
+
+    async def _poll(self) -> list[SourceRecord] | None:
+        """One `poll` in a thread; `_wake_poll_on_stop` may call `stop` meanwhile."""
+        self._polling = True
+        try:
+            return await asyncio.to_thread(self.task.poll)
+        finally:
+            self._polling = False
+
+    async def _wake_poll_on_stop(self) -> None:
+        """Runs beside the loop: once the target is STOPPED, call `stop` if a `poll` is blocked.
+
+        A pause does not interrupt a poll (Kafka's does not either): the loop pauses once it returns.
+        A stop that finds no `poll` running leaves `stop` to the end of the run.
+        """
+        while (target := self.control.target) is not TargetState.STOPPED:
+            await self.control.wait_for_target_change(target, STOP_WATCH_S)
+        if self._polling:
+            log.info(
+                "Source task %s: stop requested while poll() runs; calling stop() to wake it", self.spec.id
+            )
+            self._stop_task()
+
+    def _stop_task(self) -> asyncio.Future[None]:
+        """`SourceTask.stop` in a thread, called once per run: later callers share that call.
+
+        Called when a stop request finds `poll` blocked (without waiting: `poll` is to return
+        first) and when the run ends (waiting for it, before the producer and plugins close).
+        """
+        if self._stop_call is None:
+            self._stop_call = asyncio.ensure_future(asyncio.to_thread(self.task.stop))
+        return self._stop_call
 
     async def _send_all(self, records: list[SourceRecord]) -> None:
         """Transform and convert a poll's records, then send them in per-partition batches."""
