@@ -85,6 +85,18 @@ def test_plugin_config_lists_its_keys_then_the_frameworks(rest_worker: WorkerPro
     )
 
 
+@pytest.mark.parametrize(("plugin", "cls"), [("FileStreamSink", SINK), ("FileStreamSource", SOURCE)])
+def test_plugin_config_shows_the_plugins_version_as_connector_plugin_version_default(
+    rest_worker: WorkerProcess, plugin: str, cls: str
+) -> None:
+    listed = {p["class"]: p["version"] for p in rest_worker.get("/connector-plugins").json()}
+    keys = {k["name"]: k for k in rest_worker.get(f"/connector-plugins/{plugin}/config").json()}
+    assert keys["connector.plugin.version"]["default_value"] == listed[cls] == "0.1.0"
+    config = {"connector.class": plugin, "topics": "t", "topic": "t"}
+    validated = _by_name(_validate(rest_worker, plugin, config).json())["connector.plugin.version"]
+    assert validated["definition"]["default_value"] == listed[cls]
+
+
 def test_plugin_config_of_source_and_unknown_plugins(rest_worker: WorkerProcess) -> None:
     keys = rest_worker.get("/connector-plugins/FileStreamSource/config?version=0.1.0").json()
     assert [k["name"] for k in keys][:3] == ["file", "topic", "batch.size"]

@@ -141,6 +141,20 @@ def _with_version(key: ConfigKey, version: str | None) -> ConfigKey:
     return replace(key, default=version, recommender=_Fixed([version] if version else []))
 
 
+def with_connector_version(base: ConfigDef, version: str | None) -> ConfigDef:
+    """`base` whose ``connector.plugin.version`` shows `version` as its default and only recommendation.
+
+    What validate shows for the connector a config names (`enrich`), and what
+    ``GET /connector-plugins/{plugin}/config`` shows for that plugin (Kafka's enrichedConfigDef).
+    """
+    if CONNECTOR_VERSION_CONFIG not in base.config_keys:
+        return base
+    enriched = ConfigDef()
+    for name, key in base.config_keys.items():
+        enriched.define_key(_with_version(key, version) if name == CONNECTOR_VERSION_CONFIG else key)
+    return enriched
+
+
 def _framework_keys(base: ConfigDef, props: Mapping[str, str | None], choices: PluginChoices) -> ConfigDef:
     """The framework's keys, the converter keys and version keys filled in from what is installed."""
     keys = dict(base.config_keys)

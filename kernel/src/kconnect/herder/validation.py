@@ -32,7 +32,7 @@ from kconnect.config import (
 )
 from kconnect.config.connector_keys import WORKER_CONVERTER_DEFAULTS
 from kconnect.config.override_policy import override_policy, validate_client_overrides
-from kconnect.config.plugin_keys import InstalledPlugins, PluginChoices, enrich
+from kconnect.config.plugin_keys import InstalledPlugins, PluginChoices, enrich, with_connector_version
 from kconnect.config.providers_view import as_sent
 from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.config.topic_creation import enrich_topic_creation, uses_topic_creation
@@ -231,4 +231,6 @@ class ConnectorValidator:
             framework = sink_connector_config_def()
         elif plugin.type is PluginType.SOURCE:
             framework = source_connector_config_def()
+        if framework is not None:  # the plugin's version as default, as validate shows it
+            framework = with_connector_version(framework, _defined(plugin.version))
         return connector_plugin_config(own_def, framework)

@@ -1,0 +1,78 @@
+"""`GET /connector-plugins/{plugin}/config` shows a connector's `version()` as the default of
+``connector.plugin.version``, as validate does and as Kafka's enrichedConfigDef does."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from kconnect import SourceConnector, SourceTask, hookimpl
+from kconnect.herder.validation import ConnectorValidator
+from kconnect.plugin_host import PluginHost, PluginRegistry
+
+VERSION_KEY = "connector.plugin.version"
+
+
+class VersionedSource(SourceConnector):
+    """A source whose `version()` is 2.5.0."""
+
+    @classmethod
+    def version(cls) -> str:
+        return "2.5.0"
+
+    def start(self, config: Mapping[str, str]) -> None: ...
+    def task_class(self) -> type[SourceTask]:
+        return SourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return []
+
+    def stop(self) -> None: ...
+
+
+class UnversionedSource(VersionedSource):
+    """A source without a version (`undefined`, as Kafka says of a plugin that gives none)."""
+
+    version = None  # type: ignore[assignment]
+
+
+class _Plugin:
+    @hookimpl
+    def register_connectors(self, registry: PluginRegistry) -> None:
+        registry.add(VersionedSource, aliases=["VersionedSource"])
+        registry.add(UnversionedSource, aliases=["UnversionedSource"])
+
+
+@pytest.fixture(scope="module")
+def validator() -> ConnectorValidator:
+    return ConnectorValidator(PluginHost.load(extra_plugins=[_Plugin()]), {})
+
+
+def _plugin_config_default(validator: ConnectorValidator, plugin: str) -> Any:
+    keys = {key.name: key for key in validator.plugin_config(plugin)}
+    return keys[VERSION_KEY].default_value
+
+
+def _validate_default(validator: ConnectorValidator, plugin: str) -> Any:
+    infos = asyncio.run(validator.validate({"connector.class": plugin, "name": "x", "topic": "t"}))
+    body = infos.to_json()
+    entry = next(c for c in body["configs"] if c["definition"] and c["definition"]["name"] == VERSION_KEY)
+    return entry["definition"]["default_value"]
+
+
+@pytest.mark.parametrize(("plugin", "version"), [("VersionedSource", "2.5.0"), ("FileStreamSink", "0.1.0")])
+def test_the_plugin_config_shows_the_connectors_version_as_validate_does(
+    validator: ConnectorValidator, plugin: str, version: str
+) -> None:
+    assert _plugin_config_default(validator, plugin) == version
+    assert _validate_default(validator, plugin) == version
+
+
+def test_a_connector_without_a_version_shows_none(validator: ConnectorValidator) -> None:
+    assert _plugin_config_default(validator, "UnversionedSource") is None
+
+
+def test_other_plugins_have_no_connector_version_key(validator: ConnectorValidator) -> None:
+    assert VERSION_KEY not in {key.name for key in validator.plugin_config("JsonConverter")}
