@@ -6,7 +6,9 @@ unchanged. Databases: PostgreSQL (psycopg 3), MySQL/MariaDB (PyMySQL) and SQLite
 behind one dialect (`kconnect_jdbc.dialect`); SQLAlchemy Core does reflection and DDL.
 """
 
+from kconnect_jdbc.sink.connector import JdbcSinkConnector
+from kconnect_jdbc.sink.task import JdbcSinkTask
 from kconnect_jdbc.source.connector import JdbcSourceConnector
 from kconnect_jdbc.source.task import JdbcSourceTask
 
-__all__ = ["JdbcSourceConnector", "JdbcSourceTask"]
+__all__ = ["JdbcSinkConnector", "JdbcSinkTask", "JdbcSourceConnector", "JdbcSourceTask"]

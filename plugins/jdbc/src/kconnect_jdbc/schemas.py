@@ -187,3 +187,31 @@ def _time(value: Any) -> datetime.time:
     if isinstance(value, str):
         return datetime.time.fromisoformat(value)
     return value  # type: ignore[no-any-return]
+
+
+def generic_column_type(schema: Schema) -> sqltypes.TypeEngine[Any]:
+    """The SQL type a table created for a field of `schema` gets (Confluent's generic ``getSqlType``)."""
+    if schema.name == Decimal.LOGICAL_NAME:
+        return sqltypes.Numeric(None, Decimal.scale(schema), asdecimal=True)
+    if schema.name == Date.LOGICAL_NAME:
+        return sqltypes.Date()
+    if schema.name == Time.LOGICAL_NAME:
+        return sqltypes.Time()
+    if schema.name == Timestamp.LOGICAL_NAME:
+        return sqltypes.DateTime()
+    simple: dict[Type, sqltypes.TypeEngine[Any]] = {
+        Type.INT8: sqltypes.SmallInteger(),
+        Type.INT16: sqltypes.SmallInteger(),
+        Type.INT32: sqltypes.Integer(),
+        Type.INT64: sqltypes.BigInteger(),
+        Type.FLOAT32: sqltypes.REAL(),
+        Type.FLOAT64: sqltypes.Double(),
+        Type.BOOLEAN: sqltypes.Boolean(),
+        Type.STRING: sqltypes.Text(),
+        Type.BYTES: sqltypes.LargeBinary(),
+    }
+    if schema.type not in simple:
+        from kconnect.errors import ConnectError
+
+        raise ConnectError(f"Unsupported type for column value: {schema.type}")
+    return simple[schema.type]

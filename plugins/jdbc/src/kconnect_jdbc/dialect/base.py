@@ -17,6 +17,7 @@ from kconnect.data.schema import Schema
 from sqlalchemy import Connection, Engine, Table
 from sqlalchemy.engine import URL
 from sqlalchemy.sql.dml import Insert
+from sqlalchemy.types import TypeEngine
 
 
 @dataclass(frozen=True, order=True)
@@ -100,6 +101,10 @@ class DatabaseDialect(Protocol):
 
     def upsert(self, table: Table, key_columns: Sequence[str], value_columns: Sequence[str]) -> Insert:
         """An INSERT that updates `value_columns` of the row with the same key (native upsert)."""
+        ...
+
+    def column_type(self, schema: Schema, *, is_key: bool) -> TypeEngine[Any]:
+        """The column type ``auto.create``/``auto.evolve`` give a field of Connect schema `schema`."""
         ...
 
     def fold_identifier(self, name: str) -> str:

@@ -10,9 +10,10 @@ from typing import Any
 from kconnect.data.schema import Schema
 from sqlalchemy import Connection, Engine, create_engine, event, inspect
 from sqlalchemy.engine import URL
+from sqlalchemy.types import TypeEngine
 
 from kconnect_jdbc.dialect.base import QueryColumn, TableId
-from kconnect_jdbc.schemas import schema_of_python_value
+from kconnect_jdbc.schemas import generic_column_type, schema_of_python_value
 
 
 def like_to_regex(pattern: str) -> re.Pattern[str]:
@@ -123,6 +124,10 @@ class GenericDialect:
     def int_schema(self, type_name: str) -> Schema | None:
         """No override: the generic integer mapping applies."""
         return None
+
+    def column_type(self, schema: Schema, *, is_key: bool) -> TypeEngine[Any]:
+        """The generic SQL type of a Connect schema (Confluent's ``getSqlType``)."""
+        return generic_column_type(schema)
 
     def fold_identifier(self, name: str) -> str:
         """Unquoted identifiers are kept as written."""

@@ -10,6 +10,7 @@ from kconnect.data.logical import Date, Decimal, Time, Timestamp
 from sqlalchemy import Connection, Table
 from sqlalchemy.dialects import mysql
 from sqlalchemy.sql.dml import Insert
+from sqlalchemy.types import TypeEngine
 
 from kconnect_jdbc.dialect.base import QueryColumn, TableId
 from kconnect_jdbc.dialect.generic import GenericDialect
@@ -88,6 +89,24 @@ class MySqlDialect(GenericDialect):
                 schema = Decimal.builder(int(column[5] or 0)).optional().build()
             columns.append(QueryColumn(str(column[0]), schema))
         return columns
+
+    def column_type(self, schema: s.Schema, *, is_key: bool) -> TypeEngine[Any]:
+        """MySQL's: keys cannot be TEXT/BLOB, decimals need a precision, DATETIME keeps milliseconds."""
+        if schema.name == Decimal.LOGICAL_NAME:
+            return mysql.DECIMAL(65, Decimal.scale(schema))
+        if schema.name == Timestamp.LOGICAL_NAME:
+            return mysql.DATETIME(fsp=3)
+        if schema.name == Time.LOGICAL_NAME:
+            return mysql.TIME(fsp=3)
+        if schema.type is s.Type.STRING and is_key:
+            return mysql.VARCHAR(256)
+        if schema.type is s.Type.BYTES and is_key:
+            return mysql.VARBINARY(767)
+        if schema.type is s.Type.STRING:
+            return mysql.TEXT()
+        if schema.type is s.Type.INT8:
+            return mysql.TINYINT()
+        return super().column_type(schema, is_key=is_key)
 
     def upsert(self, table: Table, key_columns: Sequence[str], value_columns: Sequence[str]) -> Insert:
         """``INSERT ... ON DUPLICATE KEY UPDATE col = VALUES(col)``."""

@@ -1,0 +1,68 @@
+"""JdbcSinkConnector: every task gets the same config (Kafka spreads the topic partitions)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from kconnect import ConfigDef, SinkConnector
+from kconnect.config import ConfigValue
+from kconnect.errors import ConnectError
+
+from kconnect_jdbc.config import CONNECTION_URL_CONFIG
+from kconnect_jdbc.connection import probe
+from kconnect_jdbc.sink.config import (
+    DELETE_ENABLED_CONFIG,
+    DELETES_NEED_RECORD_KEY,
+    PK_MODE_CONFIG,
+    SINK_CONFIG_DEF,
+    SinkSettings,
+)
+from kconnect_jdbc.sink.task import JdbcSinkTask
+from kconnect_jdbc.version import VERSION
+
+#: Longest validation waits to connect to the database.
+VALIDATE_TIMEOUT_S = 5
+
+
+class JdbcSinkConnector(SinkConnector):
+    """Writes topics into database tables, Confluent's way."""
+
+    java_class_names: ClassVar[tuple[str, ...]] = ("io.confluent.connect.jdbc.JdbcSinkConnector",)
+    config_def: ClassVar[ConfigDef] = SINK_CONFIG_DEF
+
+    @classmethod
+    def version(cls) -> str:
+        """The plugin's version."""
+        return VERSION
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Check and keep the config."""
+        SinkSettings.parse(config)
+        self.config = dict(config)
+
+    def task_class(self) -> type[JdbcSinkTask]:
+        """JdbcSinkTask."""
+        return JdbcSinkTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """`max_tasks` copies of the config."""
+        return [dict(self.config) for _ in range(max_tasks)]
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+    def validate(self, config: Mapping[str, str]) -> Mapping[str, ConfigValue]:
+        """The config checks, deletes only with ``pk.mode=record_key``, and a reachable database."""
+        values = SINK_CONFIG_DEF.validate(config)
+        if any(v.errors for v in values.values()):
+            return values
+        settings = SinkSettings.parse(config)
+        if settings.delete_enabled and settings.pk_mode != "record_key":
+            values[PK_MODE_CONFIG].add_error(DELETES_NEED_RECORD_KEY)
+            values[DELETE_ENABLED_CONFIG].add_error(DELETES_NEED_RECORD_KEY)
+        try:
+            probe(settings.connection, time_zone=settings.db_timezone, timeout_s=VALIDATE_TIMEOUT_S).dispose()
+        except ConnectError as e:
+            values[CONNECTION_URL_CONFIG].add_error(f"Could not connect to database. {e}")
+        return values

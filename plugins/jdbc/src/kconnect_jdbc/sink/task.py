@@ -1,0 +1,83 @@
+"""JdbcSinkTask: writes each `put` to the database and commits it before `put` returns.
+
+Offsets are therefore safe to commit as soon as `put` returned (the default `pre_commit`):
+at-least-once, and idempotent with ``insert.mode=upsert``. A database error is retried
+``max.retries`` times ``retry.backoff.ms`` apart (RetriableError: the framework offers the same
+batch again), then fails the task with the database's message (never the password). A record
+the config cannot write goes to the errant record reporter (``errors.tolerance``, DLQ) when there
+is one, else fails the task, as in Confluent's connector.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+from kconnect import SinkRecord, SinkTask
+from kconnect.errors import ConnectError, RetriableError
+from sqlalchemy.exc import SQLAlchemyError
+
+from kconnect_jdbc.connection import Database, error_text, open_database
+from kconnect_jdbc.sink.config import SinkSettings
+from kconnect_jdbc.sink.fields import check_record
+from kconnect_jdbc.sink.writer import JdbcDbWriter
+from kconnect_jdbc.version import VERSION
+
+log = logging.getLogger(__name__)
+
+
+class JdbcSinkTask(SinkTask):
+    """Writes Kafka records into database tables."""
+
+    @classmethod
+    def version(cls) -> str:
+        """The plugin's version."""
+        return VERSION
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Open the database."""
+        self.settings = SinkSettings.parse(config)
+        self.database: Database = open_database(self.settings.connection, time_zone=self.settings.db_timezone)
+        self.writer = JdbcDbWriter(self.settings, self.database)
+        self.remaining_retries = self.settings.max_retries
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        """Check, then write and commit `records`; see the module docstring for errors."""
+        writable = [r for r in records if self._writable(r)]
+        if not writable:
+            return
+        try:
+            self.writer.write(writable)
+        except SQLAlchemyError as e:
+            message = error_text(e, self.settings.connection)
+            self.writer.structure.forget()
+            if self.remaining_retries > 0:
+                log.warning(
+                    "Write of %d records failed, remainingRetries=%d: %s",
+                    len(writable),
+                    self.remaining_retries,
+                    message,
+                )
+                self.remaining_retries -= 1
+                self.context.timeout(self.settings.retry_backoff_ms)
+                raise RetriableError(message) from None
+            log.error("Failing task after exhausting retries: %s", message)
+            raise ConnectError(f"Exception chain: {message}") from None
+        self.remaining_retries = self.settings.max_retries
+
+    def _writable(self, record: SinkRecord) -> bool:
+        try:
+            check_record(record, self.settings)
+        except ConnectError as e:
+            reporter = self.context.errant_record_reporter()
+            if reporter is None:
+                raise
+            reporter.report(record, e)
+            return False
+        return True
+
+    def stop(self) -> None:
+        """Close the database."""
+        database = getattr(self, "database", None)
+        if database is not None:
+            database.dispose()
