@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aiokafka import AIOKafkaProducer
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from tests import rest_expectations as rx
 from tests.integration.conftest import Connectors, lines, path_of
@@ -210,6 +214,95 @@ def test_altered_and_reset_sink_offsets_make_the_sink_redeliver(connectors: Conn
     assert _offsets(connectors, sink) == []
     rx.assert_empty(worker.request("PUT", f"{path_of(sink)}/resume"), 202)
     worker.wait_for("every record delivered again", lambda: count_lines(sink_file) == 210)
+
+
+# --- the group the sink really uses, and every assigned partition ------------------------------------
+
+
+def _group_offsets(bootstrap: str, group: str) -> dict[tuple[str, int], int]:
+    """The group's committed offsets, read from the broker."""
+
+    async def read() -> dict[tuple[str, int], int]:
+        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        await admin.start()
+        try:
+            committed = await admin.list_consumer_group_offsets(group)
+        finally:
+            await admin.close()
+        return {(tp.topic, tp.partition): meta.offset for tp, meta in committed.items() if meta.offset >= 0}
+
+    return asyncio.run(read())
+
+
+def test_offsets_act_on_the_group_named_by_consumer_override_group_id(
+    connectors: Connectors, kafka_bootstrap: str
+) -> None:
+    worker, topic = connectors.worker, connectors.topic
+    source_file, sink_file = connectors.workdir / "in.txt", connectors.workdir / "out.txt"
+    source_file.write_text(lines(0, 100), encoding="utf-8")
+    source, sink, group = connectors.name("src"), connectors.name("sink"), f"custom-{uuid.uuid4().hex[:8]}"
+    connectors.source(source, source_file)
+    sink_config = {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": topic}
+    connectors.create(sink, {**sink_config, "consumer.override.group.id": group})
+    worker.wait_for("100 lines in the sink file", lambda: count_lines(sink_file) == 100)
+    worker.wait_for(
+        "the custom group's offset", lambda: _offsets(connectors, sink) == _sink_offsets(topic, 100)
+    )
+    assert _group_offsets(kafka_bootstrap, group) == {(topic, 0): 100}
+    assert _group_offsets(kafka_bootstrap, f"connect-{sink}") == {}
+
+    _stop(connectors, sink)
+    altered = worker.request("PATCH", f"{path_of(sink)}/offsets", {"offsets": _sink_offsets(topic, 90)})
+    assert altered.status_code == 200, altered.text
+    assert _group_offsets(kafka_bootstrap, group) == {(topic, 0): 90}
+    assert _offsets(connectors, sink) == _sink_offsets(topic, 90)
+    rx.assert_empty(worker.request("PUT", f"{path_of(sink)}/resume"), 202)
+    worker.wait_for("records 90-99 delivered again", lambda: count_lines(sink_file) == 110)
+    assert sink_file.read_text(encoding="utf-8") == lines(0, 100) + lines(90, 100)
+
+    worker.wait_for(
+        "the custom group at 100 again", lambda: _offsets(connectors, sink) == _sink_offsets(topic, 100)
+    )
+    _stop(connectors, sink)
+    reset = worker.request("DELETE", f"{path_of(sink)}/offsets")
+    assert reset.status_code == 200, reset.text
+    assert _group_offsets(kafka_bootstrap, group) == {}
+    assert _offsets(connectors, sink) == []
+    rx.assert_empty(worker.request("PUT", f"{path_of(sink)}/resume"), 202)
+    worker.wait_for("every record delivered again", lambda: count_lines(sink_file) == 210)
+
+
+def test_sink_offsets_list_every_assigned_partition_also_those_without_records(
+    connectors: Connectors, kafka_bootstrap: str
+) -> None:
+    worker, topic = connectors.worker, connectors.topic
+
+    async def create_and_fill() -> None:
+        admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+        await admin.start()
+        try:
+            await admin.create_topics([NewTopic(topic, 3, 1)])
+        finally:
+            await admin.close()
+        producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
+        await producer.start()
+        try:
+            for i in range(5):
+                await producer.send_and_wait(topic, f"line-{i}".encode(), partition=1)
+        finally:
+            await producer.stop()
+
+    asyncio.run(create_and_fill())
+    sink, sink_file = connectors.name("sink"), connectors.workdir / "out.txt"
+    string = "org.apache.kafka.connect.storage.StringConverter"
+    sink_config = {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": topic}
+    connectors.create(sink, {**sink_config, "value.converter": string})
+    worker.wait_for("5 lines in the sink file", lambda: count_lines(sink_file) == 5)
+    every_partition = [
+        {"partition": {"kafka_topic": topic, "kafka_partition": p}, "offset": {"kafka_offset": o}}
+        for p, o in ((0, 0), (1, 5), (2, 0))
+    ]
+    worker.wait_for("all three partitions committed", lambda: _offsets(connectors, sink) == every_partition)
 
 
 # --- topics (KIP-558) ----------------------------------------------------------------------------------

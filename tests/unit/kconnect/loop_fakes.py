@@ -210,7 +210,7 @@ class FakeConsumer:
 
     def __init__(self, fail_commits: int = 0, commit_error: type[Exception] = CommitFailedError) -> None:
         self.logs: dict[KTP, list[Message]] = {}
-        self.position: dict[KTP, int] = {}
+        self.positions: dict[KTP, int] = {}
         self.group_offsets: dict[KTP, int] = {}
         self._assignment: set[KTP] = set()
         self._paused: set[KTP] = set()
@@ -250,7 +250,7 @@ class FakeConsumer:
         self._assignment = set(assigned)
         self._paused.clear()
         for tp in assigned:
-            self.position[tp] = self.group_offsets.get(tp, 0)
+            self.positions[tp] = self.group_offsets.get(tp, 0)
         await self.listener.on_partitions_assigned(set(assigned))
 
     async def getmany(self, *partitions: KTP, timeout_ms: int = 0) -> dict[KTP, list[Message]]:
@@ -261,10 +261,10 @@ class FakeConsumer:
         result: dict[KTP, list[Message]] = {}
         for tp in sorted(self._assignment - self._paused):
             log = self.logs.get(tp, [])
-            start = self.position.get(tp, 0)
+            start = self.positions.get(tp, 0)
             if start < len(log):
                 result[tp] = log[start : start + self.max_poll_records]
-                self.position[tp] = start + len(result[tp])
+                self.positions[tp] = start + len(result[tp])
         if not result:
             await asyncio.sleep(min(timeout_ms, 20) / 1000)
         return result
@@ -283,7 +283,10 @@ class FakeConsumer:
         return set(self._paused)
 
     def seek(self, partition: KTP, offset: int) -> None:
-        self.position[partition] = offset
+        self.positions[partition] = offset
+
+    async def position(self, partition: KTP) -> int:
+        return self.positions.get(partition, 0)
 
     async def commit(self, offsets: Any = None) -> None:
         if self.fail_commits:

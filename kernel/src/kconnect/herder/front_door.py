@@ -32,6 +32,7 @@ from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE, Owner
 from kconnect.herder.state import ConnectorRecord, HerderState
 from kconnect.herder.validation import NAME_CONFIG, ConnectorValidator
 from kconnect.plugin_host import PluginHost
+from kconnect.runtime.kafka_clients import sink_group_id
 from kconnect.storage import ConfigBackingStore, OffsetBackingStore, StatusBackingStore
 from kconnect.worker_config import WorkerConfig
 
@@ -82,7 +83,7 @@ class HerderFrontDoor:
         self._listener = HerderTaskListener(
             hiding_secrets(self._owner.post, self._transformer), offset_store, status_store
         )
-        self._offsets = ConnectorOffsetsStore(offset_store, admin)
+        self._offsets = ConnectorOffsetsStore(offset_store, admin, self._sink_group)
         self._started = False
         self._loaded = asyncio.Event()
         self._healthy = False
@@ -202,7 +203,14 @@ class HerderFrontDoor:
         """Committed offsets, in any state."""
         await self._until_loaded()
         record = self._record(name)
-        return await self._offsets.read(name, self._is_sink(record))
+        return await self._offsets.read(name, self._is_sink(record), record.config)
+
+    def _sink_group(self, name: str, config: Mapping[str, str]) -> str:
+        """The consumer group a sink's tasks join: from its config as they see it, providers resolved."""
+        resolved = {
+            key: value for key, value in self._transformer.transform(config).items() if value is not None
+        }
+        return sink_group_id(self._worker_config.props, name, resolved)
 
     def _stopped(self, name: str) -> ConnectorRecord:
         record = self._record(name)

@@ -1,8 +1,9 @@
 """A connector's offsets (KIP-875): read in any state, altered or reset only while STOPPED.
 
 Source offsets live in the worker's OffsetBackingStore under the connector's name; sink offsets
-are the committed offsets of the consumer group ``connect-<name>``, reached through a
-`KafkaAdmin` (aiokafka in production, a fake in tests).
+are the committed offsets of the consumer group the sink's tasks join (``connect-<name>``, or
+what ``consumer.override.group.id`` names: `kconnect.runtime.kafka_clients.sink_group_id`),
+reached through a `KafkaAdmin` (aiokafka in production, a fake in tests).
 """
 
 from __future__ import annotations
@@ -10,15 +11,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 from kconnect.errors import BadRequestError, ConnectError, RequestTimeoutError
 from kconnect.herder.api import ConnectorOffset, ConnectorOffsets
 from kconnect.herder.connectors import in_thread
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE
-from kconnect.runtime.kafka_clients import admin_kwargs, consumer_kwargs
-from kconnect.runtime.sink_loop import sink_group_id
+from kconnect.runtime.kafka_clients import admin_kwargs, consumer_kwargs, sink_group_id
 from kconnect.storage.base import OffsetBackingStore, partition_key
 from kconnect.worker_config import WorkerConfig
 
@@ -29,6 +30,12 @@ KAFKA_PARTITION_KEY = "kafka_partition"
 KAFKA_OFFSET_KEY = "kafka_offset"
 
 TopicPartitionKey = tuple[str, int]
+#: How long a sink offsets call waits for the group's coordinator (a new cluster has none until its
+#: ``__consumer_offsets`` topic exists); Java's admin client retries such errors until its timeout too.
+COORDINATOR_WAIT_S = 30.0
+_T = TypeVar("_T")
+#: The consumer group of a sink connector, from its name and stored config.
+SinkGroupOf = Callable[[str, Mapping[str, str]], str]
 
 
 class Partition(dict[str, Any]):
@@ -161,16 +168,28 @@ def parse_source_offsets(offsets: Sequence[ConnectorOffset]) -> dict[Partition, 
 
 
 class ConnectorOffsetsStore:
-    """Reads and modifies one connector's offsets, source or sink; the herder checks STOPPED first."""
+    """Reads and modifies one connector's offsets, source or sink; the herder checks STOPPED first.
 
-    def __init__(self, offset_store: OffsetBackingStore, admin: Callable[[], KafkaAdmin]) -> None:
+    `group_of` names a sink's consumer group from its name and stored config, so every call acts on
+    the group the sink's tasks really join (the herder passes one that knows the worker's config).
+    """
+
+    def __init__(
+        self,
+        offset_store: OffsetBackingStore,
+        admin: Callable[[], KafkaAdmin],
+        group_of: SinkGroupOf = lambda name, config: sink_group_id({}, name, config),
+    ) -> None:
         self._offsets = offset_store
         self._admin = admin
+        self._group_of = group_of
 
-    async def read(self, connector: str, sink: bool) -> ConnectorOffsets:
-        """The committed offsets, in Kafka's shape."""
+    async def read(
+        self, connector: str, sink: bool, config: Mapping[str, str] | None = None
+    ) -> ConnectorOffsets:
+        """The committed offsets, in Kafka's shape; a sink's `config` names its group."""
         if sink:
-            committed = await self._admin().list_offsets(sink_group_id(connector))
+            committed = await self._admin().list_offsets(self._group_of(connector, config or {}))
             return ConnectorOffsets(
                 [
                     ConnectorOffset({KAFKA_TOPIC_KEY: t, KAFKA_PARTITION_KEY: p}, {KAFKA_OFFSET_KEY: o})
@@ -181,18 +200,20 @@ class ConnectorOffsetsStore:
         values = await self._offsets.get(connector, partitions)
         return ConnectorOffsets([ConnectorOffset(p, o) for p, o in zip(partitions, values, strict=True)])
 
-    async def known(self, connector: str, sink: bool) -> dict[Any, Any]:
+    async def known(self, connector: str, sink: bool, config: Mapping[str, str]) -> dict[Any, Any]:
         """Every known partition mapped to None: what `alter_offsets` receives for a reset."""
         if sink:
-            return dict.fromkeys(await self._admin().list_offsets(sink_group_id(connector)))
+            return dict.fromkeys(await self._admin().list_offsets(self._group_of(connector, config)))
         return {Partition(p): None for p in await self._offsets.partitions(connector)}
 
-    async def write(self, connector: str, sink: bool, offsets: Mapping[Any, Any]) -> None:
+    async def write(
+        self, connector: str, sink: bool, config: Mapping[str, str], offsets: Mapping[Any, Any]
+    ) -> None:
         """Apply parsed offsets (None: remove that partition's offset)."""
         if not sink:
             await self._offsets.set(connector, list(offsets.items()))
             return
-        group = sink_group_id(connector)
+        group = self._group_of(connector, config)
         client = self._admin()
         to_commit = {tp: o for tp, o in offsets.items() if o is not None}
         to_delete = {tp for tp, o in offsets.items() if o is None}
@@ -221,19 +242,19 @@ class ConnectorOffsetsStore:
         """
         parsed: Mapping[Any, Any] = parse_sink_offsets(offsets) if sink else parse_source_offsets(offsets)
         answered = await _connector_accepts(connector, config, cls, parsed)
-        await self.write(connector, sink, parsed)
+        await self.write(connector, sink, config, parsed)
         return modified_message(answered, reset=False)
 
     async def reset_all(self, connector: str, config: Mapping[str, str], cls: Any, sink: bool) -> str:
         """Let the connector accept a reset of every known partition, then remove every offset."""
-        answered = await _connector_accepts(connector, config, cls, await self.known(connector, sink))
-        await self.reset(connector, sink)
+        answered = await _connector_accepts(connector, config, cls, await self.known(connector, sink, config))
+        await self.reset(connector, sink, config)
         return modified_message(answered, reset=True)
 
-    async def reset(self, connector: str, sink: bool) -> None:
+    async def reset(self, connector: str, sink: bool, config: Mapping[str, str]) -> None:
         """Remove every offset of the connector."""
         if sink:
-            await self._admin().delete_group(sink_group_id(connector))
+            await self._admin().delete_group(self._group_of(connector, config))
         else:
             await self._offsets.remove(connector)
 
@@ -296,7 +317,7 @@ class AiokafkaAdmin:
         admin = AIOKafkaAdminClient(**self._admin_kwargs())
         await admin.start()
         try:
-            committed = await admin.list_consumer_group_offsets(group)
+            committed = await _while_coordinator_unavailable(lambda: admin.list_consumer_group_offsets(group))
         finally:
             await admin.close()
         return {(tp.topic, tp.partition): meta.offset for tp, meta in committed.items() if meta.offset >= 0}
@@ -305,7 +326,8 @@ class AiokafkaAdmin:
         """Commit from a consumer that never joins the group (accepted while the group is empty)."""
         from aiokafka import AIOKafkaConsumer, TopicPartition
 
-        consumer = AIOKafkaConsumer(**consumer_kwargs(self._worker.props, {}, group))
+        # The group named: the worker's consumer.group.id (which consumer_kwargs applies) must not replace it.
+        consumer = AIOKafkaConsumer(**{**consumer_kwargs(self._worker.props, {}, group), "group_id": group})
         await consumer.start()
         try:
             partitions = {TopicPartition(t, p): o for (t, p), o in offsets.items()}
@@ -324,10 +346,28 @@ class AiokafkaAdmin:
         admin = AIOKafkaAdminClient(**self._admin_kwargs())
         await admin.start()
         try:
-            coordinator = await admin.find_coordinator(group)
+            coordinator = await _while_coordinator_unavailable(lambda: admin.find_coordinator(group))
             response = await admin._send_request(DeleteGroupsRequest([group]), coordinator)
         finally:
             await admin.close()
         for _name, code in response.results:
             if code and code != group_id_not_found:
                 raise ConnectError(f"Failed to delete consumer group {group}: {for_code(code).__name__}")
+
+
+async def _while_coordinator_unavailable(call: Callable[[], Awaitable[_T]]) -> _T:
+    """`call()`, again while the group coordinator is not available or loading, for `COORDINATOR_WAIT_S`."""
+    from aiokafka.errors import (
+        GroupCoordinatorNotAvailableError,
+        GroupLoadInProgressError,
+        NotCoordinatorForGroupError,
+    )
+
+    deadline = time.monotonic() + COORDINATOR_WAIT_S
+    while True:
+        try:
+            return await call()
+        except (GroupCoordinatorNotAvailableError, GroupLoadInProgressError, NotCoordinatorForGroupError):
+            if time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(0.2)

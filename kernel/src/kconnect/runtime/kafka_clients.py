@@ -25,8 +25,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -234,6 +234,19 @@ def delivery_policy(worker: Mapping[str, str], connector: Mapping[str, str]) -> 
     return policy
 
 
+def sink_group_id(worker: Mapping[str, str], connector_name: str, connector: Mapping[str, str]) -> str:
+    """The consumer group a sink connector's tasks join, picked as Kafka's ``Worker.baseConsumerConfigs``
+    picks it: ``connect-<name>`` (``SinkUtils.consumerGroupId``), unless the worker's
+    ``consumer.group.id`` or the connector's ``consumer.override.group.id`` names another.
+
+    The sink loop joins it; the offsets API (KIP-875) reads, alters and deletes it.
+    """
+    props = {"group.id": f"connect-{connector_name}"}
+    props.update(_prefixed(worker, "consumer."))
+    props.update(_prefixed(connector, "consumer.override."))
+    return props["group.id"]
+
+
 def consumer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str], group_id: str) -> dict[str, Any]:
     """AIOKafkaConsumer keyword arguments for a sink task in consumer group `group_id` (Connect's
     ``connect-<name>``; the worker's ``consumer.group.id`` or the connector's override wins, as in Kafka)."""
@@ -349,6 +362,10 @@ class ConsumerClient(Protocol):
 
     def seek(self, partition: KafkaTopicPartition, offset: int) -> None:
         """Read `partition` from `offset` next."""
+        ...
+
+    async def position(self, partition: KafkaTopicPartition) -> int:
+        """The offset of the next record of an assigned `partition` (its committed offset, else reset)."""
         ...
 
     async def commit(self, offsets: Any = None) -> None:

@@ -2,9 +2,11 @@
 
 `SinkLoop` runs one task; executors start it through `kconnect.runtime.runner.run_task`. The
 task's consumer joins the group ``connect-<connector name>`` (Kafka's name, so Kafka's tools
-show sink progress), and offsets are committed to it only after `pre_commit` (by default `flush`)
-returned: every ``offset.flush.interval.ms``, before partitions are revoked, on pause and on
-clean stop.
+show sink progress; ``consumer.override.group.id`` names another: `sink_group_id`), and offsets
+are committed to it only after `pre_commit` (by default `flush`) returned: every
+``offset.flush.interval.ms``, before partitions are revoked, on pause and on clean stop. As in
+Kafka, a partition's position at assignment counts as committed, and a commit sends every
+assigned partition once any of them moved, so the group holds an offset for each one.
 
 Rules, as Kafka's WorkerSinkTask keeps them:
 
@@ -58,6 +60,7 @@ from kconnect.runtime.kafka_clients import (
     consumer_kwargs,
     create_consumer,
     refresh_metadata,
+    sink_group_id,
 )
 from kconnect.runtime.sink_offsets import DeliveryBatch, SinkOffsets
 from kconnect.runtime.sink_records import SinkRecordBuilder
@@ -82,13 +85,10 @@ POLL_TIMEOUT_MS = 200
 #: within a fraction of a second (Java's consumer retries unknown topics at its retry backoff).
 TOPIC_LOOKUP_PERIOD_S = 30.0
 TOPIC_LOOKUP_INTERVAL_S = 0.25
+#: How long the rebalance listener waits for a newly assigned partition's position.
+POSITION_TIMEOUT_S = 10.0
 #: Wait before offering a batch again after RetriableError, when the task set no `context.timeout`.
 DEFAULT_RETRY_MS = 1000
-
-
-def sink_group_id(connector: str) -> str:
-    """The consumer group of a sink connector (Kafka's ``connect-<name>``)."""
-    return f"connect-{connector}"
 
 
 def _load_task(host: PluginHost, spec: TaskSpec) -> SinkTask:
@@ -155,7 +155,7 @@ class SinkLoop:
         self.reporter = MetricsReporter(self.metrics, control.report_metrics)
         #: A retry may sleep: then records are converted off the event loop, which keeps the consumer alive.
         self._convert_in_thread = self.errors.policy.retries
-        group = sink_group_id(spec.id.connector)
+        group = sink_group_id(spec.worker, spec.id.connector, spec.connector_config)
         settings = consumer_kwargs(spec.worker, spec.connector_config, group)
         self.keep_alive_s = min(0.5, settings.get("max_poll_interval_ms", 300_000) / 4000)
         self.consumer = consumer or create_consumer(spec.worker, spec.connector_config, group)
@@ -413,7 +413,8 @@ class SinkLoop:
                         self._redelivery = None
 
     async def partitions_assigned(self, partitions: set[TopicPartition]) -> None:
-        """Called by the rebalance listener: `open` the new partitions, paused if the task is."""
+        """Called by the rebalance listener: record each new partition's position as committed (Kafka's
+        HandleRebalance), then `open` them, paused if the task is."""
         async with self._task_lock:
             if self._closed:
                 return
@@ -421,11 +422,31 @@ class SinkLoop:
             self._sync_pauses()
             if not partitions:
                 return
+            self.offsets.assigned(await self._positions(partitions))
             try:
                 await asyncio.to_thread(self.task.open, set(partitions))
             except Exception as exc:
                 log.exception("Opening partitions of %s failed", self.spec.id)
                 self._listener_error = self._listener_error or exc
+
+    async def _positions(self, partitions: set[TopicPartition]) -> dict[TopicPartition, int]:
+        """The consumer's position in each partition (aiokafka fetches the committed offsets first).
+
+        A partition whose position is not known within `POSITION_TIMEOUT_S` (the broker is away) is
+        left out: it is committed once records of it were delivered, as any other.
+        """
+
+        async def position(tp: TopicPartition) -> int | None:
+            try:
+                kafka_tp = KafkaTopicPartition(tp.topic, tp.partition)
+                return await asyncio.wait_for(self.consumer.position(kafka_tp), POSITION_TIMEOUT_S)
+            except (asyncio.TimeoutError, KafkaError) as exc:
+                log.debug("No position of %s for %s at assignment: %r", tp, self.spec.id, exc)
+                return None
+
+        ordered = sorted(partitions)
+        found = await asyncio.gather(*(position(tp) for tp in ordered))
+        return {tp: offset for tp, offset in zip(ordered, found, strict=True) if offset is not None}
 
     def _raise_listener_error(self) -> None:
         if self._listener_error is not None:

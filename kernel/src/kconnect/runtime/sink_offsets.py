@@ -1,9 +1,12 @@
 """A sink task's offsets and its batch awaiting `put`: pure bookkeeping, no I/O.
 
-The sink loop records what `put` accepted (`SinkOffsets.delivered`), asks the task what is
+The sink loop records each partition's position when it is assigned (`SinkOffsets.assigned`: Kafka
+counts it as committed) and what `put` accepted (`SinkOffsets.delivered`), asks the task what is
 durable (`pre_commit`) and commits `SinkOffsets.to_commit` of the answer, Kafka's rules: only
-partitions still assigned, never beyond what was delivered, nothing unchanged since the last
-successful commit. A commit that failed leaves `committed` as it was, so the next commit retries it.
+partitions still assigned, never beyond what was delivered, nothing when no offset changed since
+the last successful commit, and else every assigned partition, so the group holds an offset for each
+(what ``GET /connectors/{name}/offsets`` lists). A commit that failed leaves `committed` as it was,
+so the next commit retries it.
 """
 
 from __future__ import annotations
@@ -38,24 +41,36 @@ class SinkOffsets:
         """`put` accepted records up to (not including) these offsets."""
         self.current.update(next_offsets)
 
+    def assigned(self, positions: Mapping[TopicPartition, int]) -> None:
+        """Newly assigned partitions start at these positions, which count as committed (Kafka's
+        WorkerSinkTask does the same when partitions are assigned)."""
+        self.current.update(positions)
+        self.committed.update(positions)
+
     def to_commit(
         self, task_offsets: Mapping[TopicPartition, int], assigned: Set[TopicPartition]
     ) -> dict[TopicPartition, int]:
-        """Of what `pre_commit` returned, the offsets to commit now (Kafka's WorkerSinkTask rules)."""
-        result: dict[TopicPartition, int] = {}
+        """Of what `pre_commit` returned, the offsets to commit now (Kafka's WorkerSinkTask rules).
+
+        Every assigned partition with a known offset is committed, at what the task returned or else
+        at its last committed offset; nothing at all when that equals what was last committed.
+        """
+        requested = {tp: offset for tp, offset in self.current.items() if tp in assigned}
+        last = {tp: offset for tp, offset in self.committed.items() if tp in requested}
+        result = dict(last)
         for tp, offset in task_offsets.items():
-            if tp not in assigned or tp not in self.current:
+            if tp not in requested:
                 log.warning("Ignoring the offset %s/%d from pre_commit: partition not assigned", tp, offset)
-            elif offset > self.current[tp]:
+            elif offset > requested[tp]:
                 log.warning(
                     "Ignoring the offset %s/%d from pre_commit: not yet consumed (current %d)",
                     tp,
                     offset,
-                    self.current[tp],
+                    requested[tp],
                 )
-            elif self.committed.get(tp) != offset:
+            else:
                 result[tp] = offset
-        return result
+        return {} if result == last else result
 
     def commit_succeeded(self, offsets: Mapping[TopicPartition, int]) -> None:
         """The group now holds these offsets."""

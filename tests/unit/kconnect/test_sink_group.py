@@ -1,0 +1,73 @@
+"""Which consumer group a sink uses, and that the offsets API (KIP-875) acts on that group."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+from kconnect.herder.api import ConnectorOffset
+from kconnect.herder.offsets import ConnectorOffsetsStore
+from kconnect.runtime.kafka_clients import sink_group_id
+from kconnect.storage.memory import MemoryOffsetBackingStore
+
+
+@pytest.mark.parametrize(
+    ("worker", "connector", "group"),
+    [
+        ({}, {}, "connect-orders"),
+        ({"consumer.group.id": "all-sinks"}, {}, "all-sinks"),
+        ({}, {"consumer.override.group.id": "custom"}, "custom"),
+        ({"consumer.group.id": "all-sinks"}, {"consumer.override.group.id": "custom"}, "custom"),
+        ({"group.id": "connect-cluster"}, {"group.id": "ignored"}, "connect-orders"),
+    ],
+)
+def test_the_sink_group_is_picked_as_kafkas_worker_picks_it(
+    worker: dict[str, str], connector: dict[str, str], group: str
+) -> None:
+    assert sink_group_id(worker, "orders", connector) == group
+
+
+class RecordingAdmin:
+    """A KafkaAdmin that keeps one group's offsets and records which group each call named."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, dict[tuple[str, int], int]] = {"custom": {("t", 0): 7}}
+        self.calls: list[tuple[str, str]] = []
+
+    async def cluster_id(self) -> str:
+        return "cluster"
+
+    async def list_offsets(self, group: str) -> dict[tuple[str, int], int]:
+        self.calls.append(("list", group))
+        return dict(self.groups.get(group, {}))
+
+    async def alter_offsets(self, group: str, offsets: Mapping[tuple[str, int], int]) -> None:
+        self.calls.append(("alter", group))
+        self.groups.setdefault(group, {}).update(offsets)
+
+    async def delete_group(self, group: str) -> None:
+        self.calls.append(("delete", group))
+        self.groups.pop(group, None)
+
+
+class AcceptingSink:
+    def alter_offsets(self, config: Mapping[str, str], offsets: Mapping[object, object]) -> bool:
+        return True
+
+
+async def test_read_alter_and_reset_act_on_the_group_the_config_names() -> None:
+    admin = RecordingAdmin()
+    store = ConnectorOffsetsStore(
+        MemoryOffsetBackingStore(), lambda: admin, lambda name, config: sink_group_id({}, name, config)
+    )
+    config = {"consumer.override.group.id": "custom"}
+    read = await store.read("s", True, config)
+    assert [(o.partition, o.offset) for o in read.offsets] == [
+        ({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": 7})
+    ]
+    change = [ConnectorOffset({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": 3})]
+    await store.alter("s", config, AcceptingSink, True, change)
+    assert admin.groups["custom"] == {("t", 0): 3}
+    await store.reset_all("s", config, AcceptingSink, True)
+    assert "custom" not in admin.groups
+    assert {group for _call, group in admin.calls} == {"custom"}, "connect-s was never touched"
