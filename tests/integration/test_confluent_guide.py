@@ -158,7 +158,7 @@ def test_the_guides_curl_examples_answer_as_the_guide_shows(
     [task] = _json(TASKS, cwd)
     assert set(task) == {"id", "config"}
     assert task["id"] == {"connector": "local-file-sink", "task": 0}
-    assert task["config"]["task.class"].endswith("FileStreamSinkTask")
+    assert task["config"]["task.class"] == "org.apache.kafka.connect.file.FileStreamSinkTask"
     assert task["config"]["topics"] == "connect-test" and task["config"]["file"] == "test.sink.txt"
 
     # Restarting a task, pausing, resuming: no response printed.

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from tests import rest_expectations as rx
-from tests.integration.conftest import Connectors, path_of
-from tests.worker_process import WorkerProcess
+from tests.integration.conftest import Connectors, lines, path_of
+from tests.worker_process import WorkerProcess, count_lines
 
 pytestmark = pytest.mark.integration
 
@@ -162,7 +162,7 @@ def test_get_connector_config_tasks_and_their_404s(connectors: Connectors, tmp_p
     [task] = tasks.json()
     rx.assert_task_info(task, name)
     assert task["id"] == {"connector": name, "task": 0}
-    assert task["config"]["task.class"].endswith("FileStreamSinkTask")
+    assert task["config"]["task.class"] == "org.apache.kafka.connect.file.FileStreamSinkTask"  # Kafka's name
     assert task["config"]["topics"] == connectors.topic and task["config"]["file"] == str(tmp_path / "o")
 
     missing = connectors.name("missing")
@@ -173,6 +173,26 @@ def test_get_connector_config_tasks_and_their_404s(connectors: Connectors, tmp_p
     rx.assert_error(worker.get(f"{path_of(missing)}/tasks/0/status"), 404, rx.no_status_for_task(missing, 0))
     rx.assert_error(worker.get(f"{path_of(name)}/tasks/7/status"), 404, rx.no_status_for_task(name, 7))
     rx.assert_error(worker.get(f"{path_of(name)}/tasks-config"), 404)  # removed in Kafka 4.0
+
+
+def test_file_tasks_show_kafkas_task_class_and_run_from_it(connectors: Connectors) -> None:
+    worker = connectors.worker
+    source, sink, _source_file, sink_file = connectors.pipeline(20)  # records flow end to end
+    shown = {
+        source: "org.apache.kafka.connect.file.FileStreamSourceTask",
+        sink: "org.apache.kafka.connect.file.FileStreamSinkTask",
+    }
+    for name, task_class in shown.items():
+        [task] = worker.get(f"{path_of(name)}/tasks").json()
+        assert task["config"]["task.class"] == task_class
+        worker.wait_for_state(name, "RUNNING", tasks=1)
+    # The tasks are built again from those configs: restarted, the source reads on from its offset.
+    rx.assert_empty(worker.request("POST", f"{path_of(source)}/tasks/0/restart"), 204)
+    worker.wait_for_state(source, "RUNNING", tasks=1)
+    with (connectors.workdir / "in.txt").open("a", encoding="utf-8") as more:
+        more.write(lines(20, 30))
+    worker.wait_for("30 lines in the sink file", lambda: count_lines(sink_file) == 30)
+    assert sink_file.read_text(encoding="utf-8") == lines(0, 30)
 
 
 def test_status_and_task_status_show_state_worker_and_version(connectors: Connectors, tmp_path: Path) -> None:

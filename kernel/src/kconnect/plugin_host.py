@@ -78,6 +78,16 @@ def _python_path(cls: Any) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def shown_class_name(cls: Any) -> str:
+    """The name Kafka tooling sees for `cls`: its first ``java_class_names`` entry, else its Python path.
+
+    `/connector-plugins` shows a plugin's ``class`` this way, and the herder writes a task config's
+    ``task.class`` this way (`PluginHost.task_class` accepts it back).
+    """
+    java_names = tuple(getattr(cls, "java_class_names", ()) or ())
+    return java_names[0] if java_names else _python_path(cls)
+
+
 def _version_of(cls: Any) -> str:
     version = getattr(cls, "version", None)
     if callable(version):
@@ -115,7 +125,7 @@ class PluginRegistry:
             PluginDesc(
                 cls=cls,
                 type=self.classify(cls),
-                class_name=java_names[0] if java_names else python_path,
+                class_name=shown_class_name(cls),
                 python_path=python_path,
                 aliases=names,
                 version=_version_of(cls),
@@ -296,7 +306,9 @@ class PluginHost:
         Called by the task loops with a task config's ``connector.class`` and ``task.class``. The
         class is the one the connector's `task_class()` returns (asked once per connector name),
         never an import of the ``task.class`` text: PluginError when the connector is not
-        registered, or when it names another class than `task_class` (a stale task config).
+        registered, or when `task_class` is neither the class's Python path nor one of its
+        ``java_class_names`` (a stale task config). Task configs written before tasks showed
+        their Java name carry the Python path, and still run.
         """
         plugin = self.connector(connector_name)
         cls = self._task_classes.get(plugin.python_path)
@@ -310,10 +322,10 @@ class PluginHost:
                 message = f"Connector {plugin.class_name}'s task_class() returned {cls!r}, not a Task class"
                 raise PluginError(message)
             self._task_classes[plugin.python_path] = cls
-        if _python_path(cls) != task_class:
+        if task_class not in (_python_path(cls), *(getattr(cls, "java_class_names", ()) or ())):
             raise PluginError(
                 f"task.class {task_class} is not the task class of connector {plugin.class_name} "
-                f"({_python_path(cls)})"
+                f"({shown_class_name(cls)})"
             )
         return cls
 

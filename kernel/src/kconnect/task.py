@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from kconnect.records import SinkRecord, SourceRecord
 
@@ -116,6 +116,10 @@ class SinkTaskContext(Protocol):
 
 class Task(ABC):
     """Base of every task: `version`, `start`, `stop`."""
+
+    #: Java class names of the task a ported plugin answers to; the first is what a task config's
+    #: ``task.class`` shows (``org.apache.kafka.connect.file.FileStreamSourceTask``), else the Python path.
+    java_class_names: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def version(cls) -> str:

@@ -32,17 +32,13 @@ from typing import Any, TypeVar
 from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.herder import events as ev
 from kconnect.herder.tasks_max import TooManyTasksError, enforces_tasks_max, tasks_max, too_many_tasks_warning
-from kconnect.plugin_host import PluginHost
+from kconnect.plugin_host import PluginHost, shown_class_name
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 TASK_CLASS_CONFIG = "task.class"
-
-
-def _python_path(cls: Any) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _trace(exc: BaseException) -> str:
@@ -229,7 +225,7 @@ class ConnectorInstances:
                 return
             try:
                 max_tasks = tasks_max(instance.config)
-                task_class = _python_path(await instance.thread(instance.connector.task_class))
+                task_class = shown_class_name(await instance.thread(instance.connector.task_class))
                 configs = await instance.thread(instance.connector.task_configs, max_tasks)
                 if len(configs) > max_tasks:
                     if enforces_tasks_max(instance.config):

@@ -67,6 +67,8 @@ class FileStreamSinkConnector(SinkConnector):
 class FileStreamSinkTask(SinkTask):
     """Writes values as lines; each batch is flushed to the OS when `put` returns."""
 
+    java_class_names: ClassVar[tuple[str, ...]] = ("org.apache.kafka.connect.file.FileStreamSinkTask",)
+
     @classmethod
     def version(cls) -> str:
         """The plugin's version."""

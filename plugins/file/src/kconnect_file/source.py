@@ -123,6 +123,8 @@ class FileStreamSourceConnector(SourceConnector):
 class FileStreamSourceTask(SourceTask):
     """Reads complete lines from the file, resuming at the committed byte position."""
 
+    java_class_names: ClassVar[tuple[str, ...]] = ("org.apache.kafka.connect.file.FileStreamSourceTask",)
+
     @classmethod
     def version(cls) -> str:
         """The plugin's version."""
