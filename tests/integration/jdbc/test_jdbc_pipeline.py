@@ -117,6 +117,7 @@ def test_postgres_to_mariadb_and_sqlite(
         "pk.mode": "record_key",
         "delete.enabled": "true",
         "auto.create": "true",
+        "auto.evolve": "true",
         "table.name.format": "customers",
     }
     sqlite_path = tmp_path / "copy.db"
@@ -162,3 +163,64 @@ def test_postgres_to_mariadb_and_sqlite(
     expected = [row for row in pg.query(ROWS_SQL) if row[0] != 2]
     assert maria_rows(maria) == expected
     assert sqlite_rows(sqlite_path) == expected
+
+    # A column added upstream reaches the copies: the source's next query has it, the sinks add it.
+    pg.execute(
+        "ALTER TABLE customers ADD COLUMN email TEXT",
+        "INSERT INTO customers (name, email) VALUES ('Margaret', 'm@example.com')",
+    )
+    email_sql = "SELECT id, email FROM customers WHERE email IS NOT NULL"
+
+    def sqlite_emails() -> list[tuple[Any, ...]]:
+        with sqlite3.connect(sqlite_path) as db:
+            try:
+                return db.execute(email_sql).fetchall()
+            except sqlite3.OperationalError:
+                return []
+
+    def maria_emails() -> list[tuple[Any, ...]]:
+        import pymysql
+
+        try:
+            return maria.query(email_sql)
+        except pymysql.err.Error:
+            return []
+
+    worker.wait_for(
+        "the new column in both copies",
+        lambda: maria_emails() == [(5, "m@example.com")] and sqlite_emails() == [(5, "m@example.com")],
+    )
+
+
+def test_a_new_table_is_streamed_after_reconfiguration(connectors: Connectors, pg: Db) -> None:
+    pg.execute("CREATE TABLE first (id SERIAL PRIMARY KEY)", "INSERT INTO first DEFAULT VALUES")
+    name = connectors.name("pg-tables")
+    connectors.create(
+        name,
+        {
+            "connector.class": "JdbcSourceConnector",
+            "key.converter": JSON,
+            "value.converter": JSON,
+            "connection.url": pg.url,
+            "connection.user": USER,
+            "connection.password": PASSWORD,
+            "mode": "incrementing",
+            "topic.prefix": connectors.topic + "-",
+            "poll.interval.ms": "300",
+            "table.poll.interval.ms": "1000",
+        },
+    )
+    worker = connectors.worker
+
+    def offsets() -> dict[str, Any]:
+        body = worker.get(f"/connectors/{name}/offsets").json()
+        return {o["partition"]["table"]: o["offset"] for o in body["offsets"]}
+
+    worker.wait_for("the first table's row", lambda: offsets() == {"public.first": {"incrementing": 1}})
+    pg.execute("CREATE TABLE second (id SERIAL PRIMARY KEY)", "INSERT INTO second DEFAULT VALUES")
+    worker.wait_for(
+        "the new table's row after reconfiguration",
+        lambda: offsets() == {"public.first": {"incrementing": 1}, "public.second": {"incrementing": 1}},
+    )
+    tasks = worker.get(f"/connectors/{name}/tasks").json()
+    assert [t["config"]["tables"] for t in tasks] == ["public.first,public.second"]
