@@ -38,8 +38,15 @@ def test_user_and_password_keys_fill_the_url_and_the_password_is_masked() -> Non
 
 
 def test_jdbc_user_and_password_parameters_move_to_the_credentials() -> None:
-    url = to_sqlalchemy_url("jdbc:mysql://h/d?user=bob&password=pw&useSSL=false")
-    assert (url.username, url.password, dict(url.query)) == ("bob", "pw", {"useSSL": "false"})
+    url = to_sqlalchemy_url("jdbc:mysql://h/d?user=bob&password=pw&charset=utf8mb4")
+    assert (url.username, url.password, dict(url.query)) == ("bob", "pw", {"charset": "utf8mb4"})
+
+
+def test_jdbc_only_parameters_are_dropped_or_renamed() -> None:
+    mysql = to_sqlalchemy_url("jdbc:mysql://h/d?useSSL=false&serverTimezone=UTC")
+    assert dict(mysql.query) == {}
+    postgres = to_sqlalchemy_url("jdbc:postgresql://h/d?ApplicationName=app&sslmode=require&ssl=true")
+    assert dict(postgres.query) == {"application_name": "app", "sslmode": "require"}
 
 
 def test_backend_names() -> None:

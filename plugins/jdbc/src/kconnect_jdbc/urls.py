@@ -11,18 +11,32 @@ Pure translation, no I/O. Accepted forms::
 
 ``connection.user`` and ``connection.password`` fill the URL's user and password when set, as the
 JDBC driver's ``user``/``password`` properties do; ``user=``/``password=`` query parameters of a
-JDBC URL are moved there too. The password never appears in `describe_url`.
+JDBC URL are moved there too. Other parameters of a JDBC URL are JDBC driver properties: those the
+Python driver knows too are passed on (`PASSED_PARAMETERS`, PostgreSQL's ``ApplicationName`` as
+``application_name``), the rest are dropped with a warning, so Confluent's URLs
+(``?useSSL=false&serverTimezone=UTC``) still connect. The password never appears in `describe_url`.
 """
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import parse_qsl, urlsplit
 
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
+log = logging.getLogger(__name__)
+
 #: SQLAlchemy driver names this plugin ships, per backend.
 DRIVERS = {"postgresql": "psycopg", "mysql": "pymysql", "mariadb": "pymysql"}
+
+#: JDBC URL parameters the Python drivers take as they are (the others are dropped).
+PASSED_PARAMETERS = {
+    "postgresql": {"sslmode", "sslrootcert", "sslcert", "sslkey", "application_name", "connect_timeout"},
+    "mysql": {"charset"},
+}
+#: JDBC URL parameters the Python drivers take under another name.
+RENAMED_PARAMETERS = {"postgresql": {"ApplicationName": "application_name"}, "mysql": {}}
 
 
 class UrlError(ValueError):
@@ -96,7 +110,7 @@ def _server(subprotocol: str, remainder: str) -> URL:
     if not remainder.startswith("//"):
         # jdbc:postgresql:database (host and port defaulted by the driver)
         database, _, query = remainder.partition("?")
-        return _with_query(URL.create(drivername, database=database or None), query)
+        return _with_query(URL.create(drivername, database=database or None), query, backend)
     split = urlsplit("//" + remainder[2:])
     host = split.hostname
     try:
@@ -111,10 +125,10 @@ def _server(subprotocol: str, remainder: str) -> URL:
         port=port,
         database=split.path.lstrip("/") or None,
     )
-    return _with_query(url, split.query)
+    return _with_query(url, split.query, backend)
 
 
-def _with_query(url: URL, query: str) -> URL:
+def _with_query(url: URL, query: str, backend: str) -> URL:
     params = dict(parse_qsl(query, keep_blank_values=True))
     user = params.pop("user", None)
     password = params.pop("password", None)
@@ -122,4 +136,13 @@ def _with_query(url: URL, query: str) -> URL:
         url = url.set(username=user)
     if password:
         url = url.set(password=password)
-    return url.update_query_dict(params) if params else url
+    passed = {}
+    for name, value in params.items():
+        name = RENAMED_PARAMETERS[backend].get(name, name)
+        if name in PASSED_PARAMETERS[backend]:
+            passed[name] = value
+        else:
+            log.warning(
+                "Ignoring JDBC URL parameter %s: the Python %s driver has no such setting", name, backend
+            )
+    return url.update_query_dict(passed) if passed else url
