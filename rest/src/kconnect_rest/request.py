@@ -2,7 +2,7 @@
 
 Litestar turns msgspec's DecodeError into a 400, but two more ways a body fails to parse escape it
 as exceptions of their own: text that is not UTF-8 inside a JSON string (UnicodeDecodeError) and
-nesting deeper than the parser recurses (RecursionError, about 900 levels: no request body of the
+nesting deeper than the parser recurses (RecursionError, about 1,000 levels: no request body of the
 Connect API nests more than four). `ConnectRequest.json` answers both with a 400 that says what was
 wrong, in Kafka's error body like every other refusal (`kconnect_rest.errors`).
 """
