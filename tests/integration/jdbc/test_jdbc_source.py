@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime
 import decimal
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -210,3 +212,36 @@ def test_connector_splits_whitelisted_tables_over_tasks(pg: Db) -> None:
         assert [c[TABLES_CONFIG] for c in connector.task_configs(4)] == ["public.t1", "public.t3"]
     finally:
         connector.stop()
+
+
+def test_stop_from_another_thread_during_poll_closes_the_database_connections(pg: Db) -> None:
+    pg.execute("CREATE TABLE quiet (id SERIAL PRIMARY KEY)", "INSERT INTO quiet DEFAULT VALUES")
+    run = SourceRun(
+        {
+            **source_config(pg, mode="incrementing", **{"poll.interval.ms": "60000"}),
+            TABLES_CONFIG: "public.quiet",
+        }
+    )
+    run.poll_until(1)
+    sessions = f"SELECT COUNT(*) FROM pg_stat_activity WHERE datname = '{pg.name}'"
+    assert pg.query(sessions) == [(2,)]  # the task's and this query's
+    results: list[object] = []
+
+    def poll_until_stopped() -> None:
+        while len(results) < 100:
+            results.append(run.task.poll())
+            if results[-1] is None:
+                return
+
+    poller = threading.Thread(target=poll_until_stopped)
+    poller.start()
+    time.sleep(0.3)
+    run.task.stop()
+    poller.join(timeout=10)
+    assert not poller.is_alive()
+    assert results[-1] is None
+    assert run.task.poll() is None
+    deadline = time.monotonic() + 10
+    while pg.query(sessions) != [(1,)] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pg.query(sessions) == [(1,)]

@@ -62,6 +62,8 @@ class JdbcSourceTask(SourceTask):
                 "Task is being killed because it was not assigned a table nor a query to execute"
             )
         self._stopping = threading.Event()
+        # Held while poll uses the connection: stop (another thread) then leaves the closing to poll.
+        self._in_poll = threading.Lock()
         self.database: Database = open_database(self.settings.connection, time_zone=self.settings.db_timezone)
         self.connection: Connection = self.database.engine.connect()
         preparer = self.connection.dialect.identifier_preparer
@@ -184,8 +186,17 @@ class JdbcSourceTask(SourceTask):
 
     def poll(self) -> list[SourceRecord] | None:
         """The next batch of the querier due first; [] while none is due."""
-        if self._stopping.is_set():
-            return None
+        with self._in_poll:
+            if self._stopping.is_set():
+                self._close()
+                return None
+            try:
+                return self._poll_once()
+            finally:
+                if self._stopping.is_set():
+                    self._close()
+
+    def _poll_once(self) -> list[SourceRecord]:
         querier = min(self.queriers, key=lambda q: q.next_due)
         wait = querier.next_due - time.monotonic()
         if wait > 0:
@@ -211,10 +222,21 @@ class JdbcSourceTask(SourceTask):
         self.connection = self.database.engine.connect()
 
     def stop(self) -> None:
-        """Close the result in progress and the database."""
+        """Close the database now, or, while a poll is using it, have that poll close it when it returns.
+
+        Called once, possibly from another thread than `poll`'s.
+        """
         stopping = getattr(self, "_stopping", None)
-        if stopping is not None:
-            stopping.set()
+        if stopping is None:
+            return
+        stopping.set()
+        if self._in_poll.acquire(blocking=False):
+            try:
+                self._close()
+            finally:
+                self._in_poll.release()
+
+    def _close(self) -> None:
         connection = getattr(self, "connection", None)
         if connection is not None:
             try:
@@ -223,6 +245,8 @@ class JdbcSourceTask(SourceTask):
                 log.warning(
                     "Error closing the source connection: %s", error_text(e, self.settings.connection)
                 )
+            self.connection = None  # type: ignore[assignment]
         database = getattr(self, "database", None)
         if database is not None:
             database.dispose()
+            self.database = None  # type: ignore[assignment]
