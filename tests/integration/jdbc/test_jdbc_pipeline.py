@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from tests.databases import PASSWORD, USER
 from tests.integration.conftest import Connectors
@@ -224,3 +224,61 @@ def test_a_new_table_is_streamed_after_reconfiguration(connectors: Connectors, p
     )
     tasks = worker.get(f"/connectors/{name}/tasks").json()
     assert [t["config"]["tables"] for t in tasks] == ["public.first,public.second"]
+
+
+def test_schemaless_records_go_to_the_dead_letter_queue_with_confluents_message(
+    connectors: Connectors, pg: Db, kafka_bootstrap: str
+) -> None:
+    topic, dlq = connectors.topic, connectors.topic + "-dlq"
+
+    async def produce() -> None:
+        producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
+        await producer.start()
+        try:
+            for i in range(3):
+                await producer.send_and_wait(topic, json.dumps({"id": i}).encode(), key=b"k")
+        finally:
+            await producer.stop()
+
+    async def consume(count: int) -> list[Any]:
+        consumer = AIOKafkaConsumer(dlq, bootstrap_servers=kafka_bootstrap, auto_offset_reset="earliest")
+        await consumer.start()
+        try:
+            messages: list[Any] = []
+            while len(messages) < count:
+                batch = await asyncio.wait_for(consumer.getmany(timeout_ms=500), 60)
+                messages += [m for part in batch.values() for m in part]
+            return messages
+        finally:
+            await consumer.stop()
+
+    asyncio.run(produce())
+    name = connectors.name("jdbc-dlq")
+    connectors.create(
+        name,
+        {
+            "connector.class": "JdbcSinkConnector",
+            "topics": topic,
+            "connection.url": pg.url,
+            "connection.user": USER,
+            "connection.password": PASSWORD,
+            "auto.create": "true",
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": JSON,
+            "value.converter.schemas.enable": "false",
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.topic.name": dlq,
+            "errors.deadletterqueue.topic.replication.factor": "1",
+            "errors.deadletterqueue.context.headers.enable": "true",
+        },
+    )
+    dead = asyncio.run(consume(3))
+    assert [json.loads(m.value) for m in dead] == [{"id": 0}, {"id": 1}, {"id": 2}]
+    message = dict(dead[0].headers)["__connect.errors.exception.message"].decode()
+    assert message == (
+        f"Sink connector '{name}' is configured with 'delete.enabled=false' and 'pk.mode=none' and therefore "
+        "requires records with a non-null Struct value and non-null Struct schema, but found record at "
+        f"(topic='{topic}',partition=0,offset=0,timestamp={dead[0].timestamp}) with a HashMap value and "
+        "null value schema."
+    )
+    assert connectors.worker.status(name)["tasks"][0]["state"] == "RUNNING"
