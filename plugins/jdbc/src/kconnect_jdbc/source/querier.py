@@ -22,7 +22,7 @@ from kconnect.data.schema import Schema, SchemaBuilder
 from kconnect.errors import ConnectError
 from sqlalchemy import Connection, CursorResult, text
 
-from kconnect_jdbc.dialect import DatabaseDialect, TableId
+from kconnect_jdbc.dialect import DatabaseDialect
 from kconnect_jdbc.reflection import ColumnDefinition
 from kconnect_jdbc.schemas import ValueConverter, to_utc_timestamp, value_converter
 from kconnect_jdbc.source.offsets import TimestampIncrementingOffset
@@ -38,7 +38,6 @@ class QuerySource:
     topic: str
     partition: Mapping[str, str]
     schema_name: str | None
-    table_id: TableId | None
     #: Reflects the table's columns (each query run, so upstream changes show); None for a query.
     describe: Callable[[Connection], Sequence[ColumnDefinition] | None] | None
 

@@ -111,7 +111,6 @@ class JdbcSourceTask(SourceTask):
             topic=topic,
             partition=partition,
             schema_name=table_id.table if table_id is not None else None,
-            table_id=table_id,
             describe=describe,
         )
         if settings.mode == MODE_BULK:
