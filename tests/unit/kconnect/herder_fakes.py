@@ -181,6 +181,9 @@ class RecordingExecutor:
 
 
 class FakeAdmin:
+    def __init__(self, connector: Mapping[str, str] | None = None) -> None:
+        self.connector = connector
+
     async def cluster_id(self) -> str:
         return "cluster-1"
 

@@ -56,7 +56,7 @@ class _Refusing:
 
 
 async def test_a_connector_refusing_the_offsets_is_a_400_with_its_text() -> None:
-    store = ConnectorOffsetsStore(MemoryOffsetBackingStore(), admin=lambda: None)  # type: ignore[arg-type,return-value]
+    store = ConnectorOffsetsStore(MemoryOffsetBackingStore(), admin=lambda config: None)  # type: ignore[arg-type,return-value]
     change = [ConnectorOffset({"filename": "/x"}, {"position": "NaN"})]
     with pytest.raises(BadRequestError, match=r"^The value for the 'position' key in the offset is expected"):
         await store.alter("c", {}, _Refusing, sink=False, offsets=change)
@@ -67,7 +67,7 @@ async def test_a_connector_crashing_in_alter_offsets_stays_a_500() -> None:
     class Crashing(_Refusing):
         error = ValueError("bug")
 
-    store = ConnectorOffsetsStore(MemoryOffsetBackingStore(), admin=lambda: None)  # type: ignore[arg-type,return-value]
+    store = ConnectorOffsetsStore(MemoryOffsetBackingStore(), admin=lambda config: None)  # type: ignore[arg-type,return-value]
     with pytest.raises(ConnectError, match="its alter_offsets raised ValueError") as e:
         await store.alter("c", {}, Crashing, sink=False, offsets=[ConnectorOffset({"f": "x"}, {"p": 1})])
     assert not isinstance(e.value, BadRequestError)

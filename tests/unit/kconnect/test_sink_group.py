@@ -6,9 +6,10 @@ from collections.abc import Mapping
 
 import pytest
 from kconnect.herder.api import ConnectorOffset
-from kconnect.herder.offsets import ConnectorOffsetsStore
+from kconnect.herder.offsets import AiokafkaAdmin, ConnectorOffsetsStore
 from kconnect.runtime.kafka_clients import sink_group_id
 from kconnect.storage.memory import MemoryOffsetBackingStore
+from kconnect.worker_config import WorkerConfig
 
 
 @pytest.mark.parametrize(
@@ -57,10 +58,16 @@ class AcceptingSink:
 
 async def test_read_alter_and_reset_act_on_the_group_the_config_names() -> None:
     admin = RecordingAdmin()
+    configs_given: list[Mapping[str, str]] = []
+
+    def admin_for(connector: Mapping[str, str]) -> RecordingAdmin:
+        configs_given.append(connector)
+        return admin
+
     store = ConnectorOffsetsStore(
-        MemoryOffsetBackingStore(), lambda: admin, lambda name, config: sink_group_id({}, name, config)
+        MemoryOffsetBackingStore(), admin_for, lambda name, config: sink_group_id({}, name, config)
     )
-    config = {"consumer.override.group.id": "custom"}
+    config = {"consumer.override.group.id": "custom", "admin.override.sasl.mechanism": "SCRAM-SHA-512"}
     read = await store.read("s", True, config)
     assert [(o.partition, o.offset) for o in read.offsets] == [
         ({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": 7})
@@ -71,3 +78,14 @@ async def test_read_alter_and_reset_act_on_the_group_the_config_names() -> None:
     await store.reset_all("s", config, AcceptingSink, True)
     assert "custom" not in admin.groups
     assert {group for _call, group in admin.calls} == {"custom"}, "connect-s was never touched"
+    assert configs_given and all(given == config for given in configs_given), (
+        "every admin call is made with the connector's config, so its admin.override.* keys apply"
+    )
+
+
+def test_the_offsets_admin_applies_the_connectors_admin_overrides() -> None:
+    # Kafka's Worker.adminConfigs: the worker's admin.* keys, then the connector's admin.override.*.
+    worker = WorkerConfig.from_props({"bootstrap.servers": "b:9092", "admin.client.id": "worker-admin"})
+    assert AiokafkaAdmin(worker)._admin_kwargs()["client_id"] == "worker-admin"
+    overridden = AiokafkaAdmin(worker, {"admin.override.client.id": "orders-admin"})
+    assert overridden._admin_kwargs()["client_id"] == "orders-admin"

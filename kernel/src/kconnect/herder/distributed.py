@@ -104,7 +104,7 @@ class DistributedHerder(HerderFrontDoor):
             self._routed,
             self._statuses,
             offsets,
-            lambda: AiokafkaAdmin(worker_config),
+            lambda connector: AiokafkaAdmin(worker_config, connector),
             initial=HerderState(worker_config.worker_id, owned=Owned()),
         )
         self._member = GroupMember(

@@ -50,7 +50,7 @@ class HerderFrontDoor:
         config_store: ConfigBackingStore,
         status_store: StatusBackingStore,
         offset_store: OffsetBackingStore,
-        admin: Callable[[], KafkaAdmin],
+        admin: Callable[[Mapping[str, str]], KafkaAdmin],
         request_timeout_s: float = REQUEST_TIMEOUT_S,
         initial: HerderState | None = None,
     ) -> None:
@@ -83,7 +83,9 @@ class HerderFrontDoor:
         self._listener = HerderTaskListener(
             hiding_secrets(self._owner.post, self._transformer), offset_store, status_store
         )
-        self._offsets = ConnectorOffsetsStore(offset_store, admin, self._sink_group)
+        self._offsets = ConnectorOffsetsStore(
+            offset_store, lambda config: admin(self._resolved(config)), self._sink_group
+        )
         self._started = False
         self._loaded = asyncio.Event()
         self._healthy = False
@@ -101,7 +103,7 @@ class HerderFrontDoor:
     async def kafka_cluster_id(self) -> str:
         """The broker's cluster id (asked once, then cached)."""
         if self._cluster_id is None:
-            self._cluster_id = await self._admin().cluster_id()
+            self._cluster_id = await self._admin({}).cluster_id()
         return self._cluster_id
 
     # --- the owner's entry points -----------------------------------------------------------------------
@@ -205,12 +207,13 @@ class HerderFrontDoor:
         record = self._record(name)
         return await self._offsets.read(name, self._is_sink(record), record.config)
 
+    def _resolved(self, config: Mapping[str, str]) -> dict[str, str]:
+        """A connector's config as its tasks see it: config provider references resolved."""
+        return {key: value for key, value in self._transformer.transform(config).items() if value is not None}
+
     def _sink_group(self, name: str, config: Mapping[str, str]) -> str:
         """The consumer group a sink's tasks join: from its config as they see it, providers resolved."""
-        resolved = {
-            key: value for key, value in self._transformer.transform(config).items() if value is not None
-        }
-        return sink_group_id(self._worker_config.props, name, resolved)
+        return sink_group_id(self._worker_config.props, name, self._resolved(config))
 
     def _stopped(self, name: str) -> ConnectorRecord:
         record = self._record(name)

@@ -172,12 +172,14 @@ class ConnectorOffsetsStore:
 
     `group_of` names a sink's consumer group from its name and stored config, so every call acts on
     the group the sink's tasks really join (the herder passes one that knows the worker's config).
+    `admin` gives the broker client for a connector's config: Kafka's ``Worker.adminConfigs``, the
+    worker's admin settings with the connector's ``admin.override.*`` on top.
     """
 
     def __init__(
         self,
         offset_store: OffsetBackingStore,
-        admin: Callable[[], KafkaAdmin],
+        admin: Callable[[Mapping[str, str]], KafkaAdmin],
         group_of: SinkGroupOf = lambda name, config: sink_group_id({}, name, config),
     ) -> None:
         self._offsets = offset_store
@@ -189,7 +191,7 @@ class ConnectorOffsetsStore:
     ) -> ConnectorOffsets:
         """The committed offsets, in Kafka's shape; a sink's `config` names its group."""
         if sink:
-            committed = await self._admin().list_offsets(self._group_of(connector, config or {}))
+            committed = await self._admin(config or {}).list_offsets(self._group_of(connector, config or {}))
             return ConnectorOffsets(
                 [
                     ConnectorOffset({KAFKA_TOPIC_KEY: t, KAFKA_PARTITION_KEY: p}, {KAFKA_OFFSET_KEY: o})
@@ -203,7 +205,7 @@ class ConnectorOffsetsStore:
     async def known(self, connector: str, sink: bool, config: Mapping[str, str]) -> dict[Any, Any]:
         """Every known partition mapped to None: what `alter_offsets` receives for a reset."""
         if sink:
-            return dict.fromkeys(await self._admin().list_offsets(self._group_of(connector, config)))
+            return dict.fromkeys(await self._admin(config).list_offsets(self._group_of(connector, config)))
         return {Partition(p): None for p in await self._offsets.partitions(connector)}
 
     async def write(
@@ -214,7 +216,7 @@ class ConnectorOffsetsStore:
             await self._offsets.set(connector, list(offsets.items()))
             return
         group = self._group_of(connector, config)
-        client = self._admin()
+        client = self._admin(config)
         to_commit = {tp: o for tp, o in offsets.items() if o is not None}
         to_delete = {tp for tp, o in offsets.items() if o is None}
         if to_delete:
@@ -254,7 +256,7 @@ class ConnectorOffsetsStore:
     async def reset(self, connector: str, sink: bool, config: Mapping[str, str]) -> None:
         """Remove every offset of the connector."""
         if sink:
-            await self._admin().delete_group(self._group_of(connector, config))
+            await self._admin(config).delete_group(self._group_of(connector, config))
         else:
             await self._offsets.remove(connector)
 
@@ -290,13 +292,20 @@ async def _connector_accepts(
 
 
 class AiokafkaAdmin:
-    """A KafkaAdmin on aiokafka's admin client and a manually assigned consumer."""
+    """A KafkaAdmin on aiokafka's admin client and a manually assigned consumer.
 
-    def __init__(self, worker: WorkerConfig) -> None:
+    `connector` is the config of the connector whose offsets it serves (providers resolved), empty
+    for the worker's own calls: its ``admin.override.*`` keys reach the admin client and its
+    ``consumer.override.*`` keys the consumer that commits altered offsets, so a connector with
+    credentials of its own is served with them.
+    """
+
+    def __init__(self, worker: WorkerConfig, connector: Mapping[str, str] | None = None) -> None:
         self._worker = worker
+        self._connector: Mapping[str, str] = connector or {}
 
     def _admin_kwargs(self) -> dict[str, Any]:
-        return admin_kwargs(self._worker.props, {})
+        return admin_kwargs(self._worker.props, self._connector)
 
     async def cluster_id(self) -> str:
         """The cluster id from `describe_cluster`."""
@@ -327,7 +336,8 @@ class AiokafkaAdmin:
         from aiokafka import AIOKafkaConsumer, TopicPartition
 
         # The group named: the worker's consumer.group.id (which consumer_kwargs applies) must not replace it.
-        consumer = AIOKafkaConsumer(**{**consumer_kwargs(self._worker.props, {}, group), "group_id": group})
+        kwargs = consumer_kwargs(self._worker.props, self._connector, group)
+        consumer = AIOKafkaConsumer(**{**kwargs, "group_id": group})
         await consumer.start()
         try:
             partitions = {TopicPartition(t, p): o for (t, p), o in offsets.items()}

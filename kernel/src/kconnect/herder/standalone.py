@@ -59,7 +59,7 @@ class StandaloneHerder(HerderFrontDoor):
             FileConfigBackingStore(configs_file) if configs_file else MemoryConfigBackingStore(),
             MemoryStatusBackingStore(),
             FileOffsetBackingStore(offsets_file) if offsets_file else MemoryOffsetBackingStore(),
-            lambda: AiokafkaAdmin(worker_config),
+            lambda connector: AiokafkaAdmin(worker_config, connector),
         )
 
     # --- lifecycle ---------------------------------------------------------------------------------------
