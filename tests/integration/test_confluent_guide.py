@@ -141,11 +141,13 @@ def test_the_guides_curl_examples_answer_as_the_guide_shows(
     )
     assert all(isinstance(v, str) and v for v in version.values())
 
-    # List the connector plugins: objects with "class", the FileStream connectors among them.
+    # List the connector plugins: objects with "class", the guide's FileStream and JDBC connectors among them.
     plugins = _json(PLUGINS, cwd)
     classes = [p["class"] for p in plugins]
     assert "org.apache.kafka.connect.file.FileStreamSourceConnector" in classes
     assert "org.apache.kafka.connect.file.FileStreamSinkConnector" in classes
+    assert "io.confluent.connect.jdbc.JdbcSinkConnector" in classes
+    assert "io.confluent.connect.jdbc.JdbcSourceConnector" in classes
 
     # Listing active connectors: printed without jq, exactly the guide's line.
     assert _curl(LIST, cwd) == '["local-file-sink"]'

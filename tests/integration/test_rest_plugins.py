@@ -49,7 +49,8 @@ def test_connectors_only_false_adds_converters_and_header_converters(rest_worker
     # A class that is both a converter and a header converter is listed twice, as in Kafka.
     assert ("org.apache.kafka.connect.json.JsonConverter", "header_converter") in classes
     assert ("org.apache.kafka.connect.storage.SimpleHeaderConverter", "header_converter") in classes
-    assert plugins[:2] == rest_worker.get("/connector-plugins").json()
+    connectors = rest_worker.get("/connector-plugins").json()
+    assert plugins[: len(connectors)] == connectors
 
 
 @pytest.mark.parametrize("plugin", ["FileStreamSinkConnector", "FileStreamSink", SINK])
