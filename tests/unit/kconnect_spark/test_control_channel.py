@@ -16,6 +16,7 @@ from kconnect.executor import SourceOffset, SourcePartition, TaskSpec
 from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect_spark.channel import ControlChannelLost, WorkerError, encode, read_message
 from kconnect_spark.control_server import ControlServer
+from kconnect_spark.outcome import decide
 from kconnect_spark.remote import SocketTaskControl
 from kconnect_spark.task_run import TaskRun
 
@@ -205,4 +206,25 @@ async def test_a_task_that_said_stopped_has_not_lost_its_channel(channel: Channe
     control._writer.close()
     await asyncio.wait_for(channel.run.disconnected.wait(), 5)
     assert channel.run.channel_lost is None
+    reading.cancel()
+
+
+async def test_a_failure_report_the_worker_could_not_take_in_is_reported_when_the_run_ends(
+    channel: Channel, caplog: pytest.LogCaptureFixture
+) -> None:
+    def refuse(task: ConnectorTaskId, generation: int, trace: str) -> None:
+        raise RuntimeError("listener broke")
+
+    channel.listener.on_failed = refuse  # type: ignore[method-assign]
+    control, reading = await channel.task_control()
+    await control.send({"type": "failed", "trace": "Traceback: converter not installed"})
+    await asyncio.wait_for(channel.run.disconnected.wait(), 5)
+    assert channel.run.reported is None, "the failure never reached the herder: the run's end must report it"
+    assert channel.run.channel_lost == (
+        "the worker could not handle the task's report: RuntimeError: listener broke"
+    )
+    report = decide(channel.run.end())
+    assert report is not None and report.state == "FAILED"
+    assert "listener broke" in (report.trace or "")
+    assert "Could not handle a report from task c-0" in caplog.text
     reading.cancel()

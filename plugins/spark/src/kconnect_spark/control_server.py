@@ -98,6 +98,11 @@ class ControlServer:
                 await self._dispatch(run, message, writer)
         except (ConnectionError, ValueError) as exc:
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        except Exception as exc:
+            # A report the worker could not take in must not vanish: the run counts as having lost
+            # its channel (the task stops itself), so its end is reported FAILED with this reason.
+            log.exception("Could not handle a report from task %s", run.id if run is not None else "?")
+            reason = f"the worker could not handle the task's report: {type(exc).__name__}: {exc}"
         finally:
             if run is not None and run.writer is writer:
                 self._disconnected(run, reason)
@@ -174,8 +179,8 @@ class ControlServer:
         elif kind == "paused":
             self._listener.on_paused(task, generation)
         elif kind == "failed":
-            run.reported = "failed"
             self._listener.on_failed(task, generation, str(message.get("trace", "")))
+            run.reported = "failed"  # only once the listener has it, else the run's end reports it
         elif kind == "stopped":
             run.reported = "stopped"  # reported when the Spark job ends: the Spark task is gone too
         elif kind == "topic":
