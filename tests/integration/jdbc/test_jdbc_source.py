@@ -245,3 +245,26 @@ def test_stop_from_another_thread_during_poll_closes_the_database_connections(pg
     while pg.query(sessions) != [(1,)] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert pg.query(sessions) == [(1,)]
+
+
+def test_timestamp_mode_on_mariadb_reads_datetimes_in_db_timezone(maria: Db) -> None:
+    maria.execute(
+        "CREATE TABLE visits (id INT PRIMARY KEY, at DATETIME(3) NOT NULL)",
+        "INSERT INTO visits VALUES (1, '2024-07-01 12:00:00.5'), (2, '2024-07-01 13:00:00')",
+    )
+    config = source_config(
+        maria, mode="timestamp", **{"timestamp.column.name": "at", "db.timezone": "Europe/Paris"}
+    )
+    run = SourceRun({**config, TABLES_CONFIG: f"{maria.name}.visits"})
+    try:
+        records = run.poll_until(2)
+        assert [r.value.get("at") for r in records] == [
+            datetime.datetime(2024, 7, 1, 10, 0, 0, 500000, tzinfo=UTC),
+            datetime.datetime(2024, 7, 1, 11, 0, tzinfo=UTC),
+        ]
+        assert records[1].source_offset == {"timestamp": 1719831600000, "timestamp_nanos": 0}
+        maria.execute("INSERT INTO visits VALUES (3, '2024-07-01 12:30:00'), (4, '2024-07-01 14:00:00')")
+        assert [r.value.get("id") for r in run.poll_until(1)] == [4]
+        assert run.poll_for(0.6) == []
+    finally:
+        run.stop()

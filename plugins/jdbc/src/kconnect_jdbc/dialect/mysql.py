@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
+import logging
+import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
+import pymysql
 from kconnect.data import schema as s
 from kconnect.data.logical import Date, Decimal, Time, Timestamp
 from sqlalchemy import Connection, Table
@@ -13,7 +17,9 @@ from sqlalchemy.sql.dml import Insert
 from sqlalchemy.types import TypeEngine
 
 from kconnect_jdbc.dialect.base import QueryColumn, TableId
-from kconnect_jdbc.dialect.generic import GenericDialect
+from kconnect_jdbc.dialect.generic import GenericDialect, as_utc
+
+log = logging.getLogger(__name__)
 
 SYSTEM_DATABASES = ("information_schema", "mysql", "performance_schema", "sys")
 
@@ -50,10 +56,23 @@ class MySqlDialect(GenericDialect):
         return {"connect_timeout": connect_timeout_s}
 
     def on_connect(self, dbapi_connection: Any, time_zone: str) -> None:
-        """Run the session in `time_zone` (UTC as ``+00:00``: MariaDB may lack zone tables)."""
+        """Run the session in `time_zone`; a server without zone tables gets the zone's current offset."""
         zone = "+00:00" if time_zone.upper() in ("UTC", "Z", "GMT") else time_zone
         with dbapi_connection.cursor() as cursor:
-            cursor.execute("SET time_zone = %s", (zone,))
+            try:
+                cursor.execute("SET time_zone = %s", (zone,))
+            except pymysql.err.MySQLError:
+                offset = _current_offset(time_zone)
+                log.warning(
+                    "The server does not know time zone %s (no zone tables): using its current offset %s",
+                    time_zone,
+                    offset,
+                )
+                cursor.execute("SET time_zone = %s", (offset,))
+
+    def current_time(self, connection: Connection) -> datetime.datetime:
+        """``UTC_TIMESTAMP(6)``: the server's clock in UTC, whatever the session's zone."""
+        return as_utc(connection.exec_driver_sql("SELECT UTC_TIMESTAMP(6)").scalar_one())
 
     def candidate_schemas(self, connection: Connection, pattern: str | None) -> list[str | None]:
         """The connection's database, or every user database matching the catalog pattern."""
@@ -113,3 +132,10 @@ class MySqlDialect(GenericDialect):
         statement = mysql.insert(table)
         updated = value_columns or key_columns[:1]
         return statement.on_duplicate_key_update({name: statement.inserted[name] for name in updated})
+
+
+def _current_offset(time_zone: str) -> str:
+    offset = datetime.datetime.now(zoneinfo.ZoneInfo(time_zone)).utcoffset() or datetime.timedelta(0)
+    minutes = int(offset.total_seconds() // 60)
+    sign = "-" if minutes < 0 else "+"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
