@@ -224,6 +224,7 @@ def test_a_new_table_is_streamed_after_reconfiguration(connectors: Connectors, p
     )
     tasks = worker.get(f"/connectors/{name}/tasks").json()
     assert [t["config"]["tables"] for t in tasks] == ["public.first,public.second"]
+    assert tasks[0]["config"]["task.class"] == "io.confluent.connect.jdbc.source.JdbcSourceTask"
 
 
 def test_schemaless_records_go_to_the_dead_letter_queue_with_confluents_message(

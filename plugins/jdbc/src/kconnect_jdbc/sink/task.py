@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from kconnect import SinkRecord, SinkTask
 from kconnect.errors import ConnectError, RetriableError
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 
 class JdbcSinkTask(SinkTask):
     """Writes Kafka records into database tables."""
+
+    java_class_names: ClassVar[tuple[str, ...]] = ("io.confluent.connect.jdbc.sink.JdbcSinkTask",)
 
     @classmethod
     def version(cls) -> str:

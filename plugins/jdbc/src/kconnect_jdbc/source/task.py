@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from kconnect import SourceRecord, SourceTask
 from kconnect.errors import ConnectError
@@ -46,6 +46,8 @@ MAX_POLL_WAIT_S = 1.0
 
 class JdbcSourceTask(SourceTask):
     """Copies its share of the tables (or the custom query) into Kafka."""
+
+    java_class_names: ClassVar[tuple[str, ...]] = ("io.confluent.connect.jdbc.source.JdbcSourceTask",)
 
     @classmethod
     def version(cls) -> str:
