@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from kconnect.data.logical import Date, Decimal, Time, Timestamp
 from kconnect.data.schema import Type
+from kconnect.errors import ConnectError
 from kconnect_jdbc.source.config import TABLES_CONFIG
 from kconnect_jdbc.source.connector import JdbcSourceConnector
 
@@ -266,5 +267,40 @@ def test_timestamp_mode_on_mariadb_reads_datetimes_in_db_timezone(maria: Db) -> 
         maria.execute("INSERT INTO visits VALUES (3, '2024-07-01 12:30:00'), (4, '2024-07-01 14:00:00')")
         assert [r.value.get("id") for r in run.poll_until(1)] == [4]
         assert run.poll_for(0.6) == []
+    finally:
+        run.stop()
+
+
+def test_a_lost_connection_is_retried_and_a_broken_query_fails_the_task(pg: Db) -> None:
+    pg.execute("CREATE TABLE jobs (id SERIAL PRIMARY KEY, name TEXT)", "INSERT INTO jobs (name) VALUES ('a')")
+    run = SourceRun({**source_config(pg, mode="incrementing"), TABLES_CONFIG: "public.jobs"})
+    try:
+        run.poll_until(1)
+        # The server ends the task's session, as a restart does: the next query fails, is retried.
+        pg.execute(
+            f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{pg.name}' "
+            "AND pid <> pg_backend_pid()",
+            "INSERT INTO jobs (name) VALUES ('b')",
+        )
+        assert [r.value.get("name") for r in run.poll_until(1)] == ["b"]
+        pg.execute("ALTER TABLE jobs RENAME COLUMN id TO job_id", "INSERT INTO jobs (name) VALUES ('c')")
+        with pytest.raises(ConnectError, match=r"Failed to query jobs: .*column \"id\" does not exist"):
+            run.poll_for(2)
+    finally:
+        run.stop()
+
+
+def test_query_retry_attempts_bounds_the_retries(pg: Db) -> None:
+    pg.execute("CREATE TABLE jobs (id SERIAL PRIMARY KEY)", "INSERT INTO jobs DEFAULT VALUES")
+    config = source_config(pg, mode="incrementing", **{"query.retry.attempts": "0"})
+    run = SourceRun({**config, TABLES_CONFIG: "public.jobs"})
+    try:
+        run.poll_until(1)
+        pg.execute(
+            f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{pg.name}' "
+            "AND pid <> pg_backend_pid()"
+        )
+        with pytest.raises(ConnectError, match=r"Failed to query table after retries: .*terminat"):
+            run.poll_for(2)
     finally:
         run.stop()

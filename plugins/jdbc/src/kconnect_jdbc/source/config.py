@@ -40,6 +40,7 @@ BATCH_MAX_ROWS_CONFIG = "batch.max.rows"
 TABLE_POLL_INTERVAL_MS_CONFIG = "table.poll.interval.ms"
 TOPIC_PREFIX_CONFIG = "topic.prefix"
 TIMESTAMP_DELAY_INTERVAL_MS_CONFIG = "timestamp.delay.interval.ms"
+QUERY_RETRIES_CONFIG = "query.retry.attempts"
 #: The task's own key: the tables (fully qualified, comma-separated) this task copies.
 TABLES_CONFIG = "tables"
 
@@ -347,6 +348,22 @@ def _source_config_def() -> ConfigDef:
             display_name="Delay Interval (ms)",
         )
         .define(
+            QUERY_RETRIES_CONFIG,
+            type=ConfigType.INT,
+            default=-1,
+            importance=Importance.LOW,
+            documentation=(
+                "How many times a query that failed for a reason other than the statement itself (the "
+                "connection lost, the server restarting) is tried again, poll.interval.ms apart, before "
+                "the task fails; -1: without limit. Errors of the statement (syntax, missing column) "
+                "fail the task at once."
+            ),
+            group=MODE_GROUP,
+            order_in_group=9,
+            width=Width.MEDIUM,
+            display_name="Query Retry Attempts",
+        )
+        .define(
             DB_TIMEZONE_CONFIG,
             type=ConfigType.STRING,
             default="UTC",
@@ -406,6 +423,7 @@ class SourceSettings:
     table_poll_interval_ms: int
     timestamp_delay_ms: int
     db_timezone: str
+    query_retry_attempts: int
     tables: tuple[str, ...]
 
     @classmethod
@@ -438,6 +456,7 @@ class SourceSettings:
             table_poll_interval_ms=int(p[TABLE_POLL_INTERVAL_MS_CONFIG]),  # type: ignore[call-overload]
             timestamp_delay_ms=int(p[TIMESTAMP_DELAY_INTERVAL_MS_CONFIG]),  # type: ignore[call-overload]
             db_timezone=str(p[DB_TIMEZONE_CONFIG]),
+            query_retry_attempts=int(p[QUERY_RETRIES_CONFIG]),  # type: ignore[call-overload]
             tables=tuple(t for t in tables.split(",") if t) if tables else (),
         )
 

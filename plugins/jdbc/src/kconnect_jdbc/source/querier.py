@@ -80,6 +80,8 @@ class TableQuerier(ABC):
         self.zone = zoneinfo.ZoneInfo(time_zone)
         self.next_due = 0.0
         self.exhausted = True
+        #: Failed runs of the query since the last one that worked (``query.retry.attempts``).
+        self.failed_attempts = 0
         self._result: CursorResult[Any] | None = None
         self._mapper: RowMapper | None = None
 

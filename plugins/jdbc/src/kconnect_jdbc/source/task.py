@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from kconnect import SourceRecord, SourceTask
 from kconnect.errors import ConnectError
 from sqlalchemy import Connection
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DataError, IntegrityError, NotSupportedError, ProgrammingError, SQLAlchemyError
 
 from kconnect_jdbc.connection import Database, error_text, open_database
 from kconnect_jdbc.dialect import TableId
@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 
 #: Longest a poll waits for the next querier to become due.
 MAX_POLL_WAIT_S = 1.0
+#: Errors of the statement itself, which a retry cannot cure (JDBC's SQLNonTransientException).
+NON_TRANSIENT_ERRORS = (ProgrammingError, DataError, IntegrityError, NotSupportedError)
 
 
 class JdbcSourceTask(SourceTask):
@@ -67,15 +69,15 @@ class JdbcSourceTask(SourceTask):
         # Held while poll uses the connection: stop (another thread) then leaves the closing to poll.
         self._in_poll = threading.Lock()
         self.database: Database = open_database(self.settings.connection, time_zone=self.settings.db_timezone)
-        self.connection: Connection = self.database.engine.connect()
-        preparer = self.connection.dialect.identifier_preparer
+        self.connection: Connection | None = self.database.engine.connect()
+        preparer = self.database.engine.dialect.identifier_preparer
         self.quote: Callable[[str], str] = (
             preparer.quote_identifier if self.settings.quote_identifiers else (lambda name: name)
         )
         try:
             self.queriers = self._build_queriers()
         finally:
-            if self.connection.in_transaction():
+            if self.connection is not None and self.connection.in_transaction():
                 self.connection.commit()
 
     def _build_queriers(self) -> list[TableQuerier]:
@@ -84,7 +86,7 @@ class JdbcSourceTask(SourceTask):
             return [self._querier(None, settings.query, settings.topic_prefix, query_partition())]
         queriers = []
         for name in settings.tables:
-            table_id = self.database.dialect.table_id(self.connection, name)
+            table_id = self.database.dialect.table_id(self._connection(), name)
             quoted = ".".join(self.quote(p) for p in (table_id.catalog, table_id.schema, table_id.table) if p)
             queriers.append(
                 self._querier(
@@ -137,7 +139,7 @@ class JdbcSourceTask(SourceTask):
     def _incrementing_column(self, table_id: TableId | None) -> str:
         if self.settings.incrementing_column or table_id is None:
             return self.settings.incrementing_column
-        columns = describe_table(self.connection, self.database.dialect, table_id) or []
+        columns = describe_table(self._connection(), self.database.dialect, table_id) or []
         found = [c.name for c in columns if c.autoincrement]
         if not found:
             raise ConnectError(
@@ -148,7 +150,8 @@ class JdbcSourceTask(SourceTask):
 
     def _validate_non_null(self, table_id: TableId, incrementing: str | None) -> None:
         columns = {
-            c.name.lower(): c for c in describe_table(self.connection, self.database.dialect, table_id) or []
+            c.name.lower(): c
+            for c in describe_table(self._connection(), self.database.dialect, table_id) or []
         }
         if incrementing and incrementing.lower() in columns and columns[incrementing.lower()].nullable:
             raise ConnectError(
@@ -177,7 +180,7 @@ class JdbcSourceTask(SourceTask):
         initial = self.settings.timestamp_initial
         if offset.timestamp is None and self.settings.uses_timestamp and initial is not None:
             start = (
-                self.database.dialect.current_time(self.connection)
+                self.database.dialect.current_time(self._connection())
                 if initial == TIMESTAMP_INITIAL_CURRENT
                 else TimestampIncrementingOffset.from_map({"timestamp": initial}).timestamp
             )
@@ -204,23 +207,50 @@ class JdbcSourceTask(SourceTask):
             self._stopping.wait(min(wait, MAX_POLL_WAIT_S))
             return []
         try:
-            records = querier.read(self.connection, self.settings.batch_max_rows)
+            records = querier.read(self._connection(), self.settings.batch_max_rows)
         except SQLAlchemyError as e:
-            querier.abandon()
-            self._replace_connection()
-            raise ConnectError(
-                f"Failed to query {querier.source.topic}: {error_text(e, self.settings.connection)}"
-            ) from None
+            self._query_failed(querier, e)
+            return []
+        querier.failed_attempts = 0
         if querier.exhausted:
             querier.next_due = time.monotonic() + self.settings.poll_interval_ms / 1000
         return records
 
-    def _replace_connection(self) -> None:
-        try:
-            self.connection.close()
-        except SQLAlchemyError:
-            pass
-        self.connection = self.database.engine.connect()
+    def _connection(self) -> Connection:
+        """The task's connection, opened again after a database error dropped it."""
+        if self.connection is None:
+            self.connection = self.database.engine.connect()
+        return self.connection
+
+    def _query_failed(self, querier: TableQuerier, error: SQLAlchemyError) -> None:
+        """Drop the connection; fail the task on a non-transient error or after the retries, else retry later.
+
+        Confluent's rule: errors of the statement itself (syntax, missing column, constraint) fail at
+        once; others (the connection lost, the server restarting) retry the query after
+        ``poll.interval.ms``, ``query.retry.attempts`` times (-1: forever).
+        """
+        text = error_text(error, self.settings.connection)
+        querier.abandon()
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            try:
+                connection.close()
+            except SQLAlchemyError:
+                pass
+        if isinstance(error, NON_TRANSIENT_ERRORS):
+            raise ConnectError(f"Failed to query {querier.source.topic}: {text}") from None
+        attempts = self.settings.query_retry_attempts
+        if 0 <= attempts <= querier.failed_attempts:
+            raise ConnectError(f"Failed to query table after retries: {text}") from None
+        querier.failed_attempts += 1
+        log.warning(
+            "Error while querying for %s, attempt %d of %s: %s",
+            querier.source.topic,
+            querier.failed_attempts,
+            "unlimited" if attempts < 0 else attempts,
+            text,
+        )
+        querier.next_due = time.monotonic() + self.settings.poll_interval_ms / 1000
 
     def stop(self) -> None:
         """Close the database now, or, while a poll is using it, have that poll close it when it returns.
@@ -246,7 +276,7 @@ class JdbcSourceTask(SourceTask):
                 log.warning(
                     "Error closing the source connection: %s", error_text(e, self.settings.connection)
                 )
-            self.connection = None  # type: ignore[assignment]
+            self.connection = None
         database = getattr(self, "database", None)
         if database is not None:
             database.dispose()
