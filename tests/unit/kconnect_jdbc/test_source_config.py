@@ -22,6 +22,8 @@ def test_defaults_are_confluents() -> None:
     assert defaults["table.types"] == ["TABLE"]
     assert defaults["numeric.mapping"] is None
     assert defaults["topic.prefix"] == ""
+    assert defaults["query.retry.attempts"] == -1
+    assert defaults["quote.sql.identifiers"] == "always"
 
 
 def test_bad_values_get_errors_of_their_keys() -> None:
