@@ -273,3 +273,13 @@ def test_validate_rejects_deletes_without_record_keys_and_unreachable_databases(
     values = JdbcSinkConnector().validate({**sink_config(pg), "connection.password": "nope-123"})
     errors = {k: v.errors for k, v in values.items() if v.errors}
     assert list(errors) == ["connection.url"] and "nope-123" not in repr(errors)
+
+
+def test_a_wrong_password_fails_the_task_start_with_a_clear_message(maria: Db) -> None:
+    config = {**sink_config(maria), "connection.password": "not-the-password-42", "connection.attempts": "2"}
+    config["connection.backoff.ms"] = "100"
+    with pytest.raises(ConnectError) as failed:
+        start(config)
+    assert str(failed.value).startswith("Could not connect to database. ")
+    assert "Access denied for user 'kconnect'" in str(failed.value)
+    assert "not-the-password-42" not in str(failed.value)
