@@ -5,7 +5,10 @@ from __future__ import annotations
 import time
 
 import pytest
+from kconnect_jdbc.connection import connect, open_database
+from kconnect_jdbc.source.config import SourceSettings
 from kconnect_jdbc.source.connector import JdbcSourceConnector
+from sqlalchemy import text
 
 from tests.databases import PASSWORD, USER, free_port
 from tests.integration.jdbc.conftest import Db
@@ -80,3 +83,29 @@ def test_a_missing_column_is_an_error_of_incrementing_column_name(maria: Db) -> 
 
 def test_the_mode_must_be_set(pg: Db) -> None:
     assert errors(base(pg)) == {"mode": ["Query mode must be specified"]}
+
+
+def test_an_unsupported_confluent_key_is_an_error_of_that_key(pg: Db) -> None:
+    pg.execute("CREATE TABLE accounts (id SERIAL PRIMARY KEY, name TEXT)")
+    config = base(pg, mode="incrementing", **{"table.include.list": "public.accounts"})
+    assert errors(config) == {
+        "table.include.list": [
+            "table.include.list is not supported by kconnect's JDBC connector: its table-matching rules "
+            "are not implemented; list the tables in table.whitelist instead"
+        ]
+    }
+    defaults = {"timestamp.granularity": "connect_logical", "transaction.isolation.mode": "SERIALIZABLE"}
+    assert errors(base(pg, mode="incrementing", **defaults)) == {}
+
+
+def test_transaction_isolation_mode_sets_the_level_of_the_tasks_transactions(pg: Db) -> None:
+    config = base(pg, mode="bulk", **{"transaction.isolation.mode": "REPEATABLE_READ"})
+    settings = SourceSettings.parse(config)
+    database = open_database(settings.connection, time_zone="UTC")
+    try:
+        with connect(database, settings.isolation_mode) as connection:
+            assert connection.execute(text("SHOW transaction_isolation")).scalar() == "repeatable read"
+        with connect(database) as connection:
+            assert connection.execute(text("SHOW transaction_isolation")).scalar() == "read committed"
+    finally:
+        database.dispose()

@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass
 
 from kconnect.errors import ConnectError
-from sqlalchemy import Engine
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from kconnect_jdbc.config import ConnectionSettings
 from kconnect_jdbc.dialect import DatabaseDialect, dialect_for
@@ -97,3 +97,24 @@ def open_database(settings: ConnectionSettings, *, time_zone: str) -> Database:
             if attempt < settings.attempts:
                 time.sleep(settings.backoff_ms / 1000)
     raise ConnectError(f"Could not connect to database. {last}")
+
+
+def connect(database: Database, isolation_mode: str = "DEFAULT") -> Connection:
+    """A new connection whose transactions run at ``transaction.isolation.mode`` (Confluent's names).
+
+    DEFAULT leaves the database's level; a level this database does not offer is logged and the
+    database's own kept, as Confluent's connector does with a level the driver does not support.
+    """
+    connection = database.engine.connect()
+    if isolation_mode.upper() == "DEFAULT":
+        return connection
+    level = isolation_mode.upper().replace("_", " ")
+    try:
+        return connection.execution_options(isolation_level=level)
+    except ArgumentError:
+        log.warning(
+            "Transaction isolation mode %s is not supported by %s; using the database's default",
+            isolation_mode,
+            database.description,
+        )
+        return connection

@@ -21,6 +21,7 @@ from kconnect_jdbc.config import (
     define_connection_keys,
     one_of_ignoring_case,
 )
+from kconnect_jdbc.unsupported import check_supported
 
 TABLE_WHITELIST_CONFIG = "table.whitelist"
 TABLE_BLACKLIST_CONFIG = "table.blacklist"
@@ -41,6 +42,8 @@ TABLE_POLL_INTERVAL_MS_CONFIG = "table.poll.interval.ms"
 TOPIC_PREFIX_CONFIG = "topic.prefix"
 TIMESTAMP_DELAY_INTERVAL_MS_CONFIG = "timestamp.delay.interval.ms"
 QUERY_RETRIES_CONFIG = "query.retry.attempts"
+QUERY_MASKED_CONFIG = "query.masked"
+TRANSACTION_ISOLATION_MODE_CONFIG = "transaction.isolation.mode"
 #: The task's own key: the tables (fully qualified, comma-separated) this task copies.
 TABLES_CONFIG = "tables"
 
@@ -51,9 +54,22 @@ MODE_INCREMENTING = "incrementing"
 MODE_TIMESTAMP_INCREMENTING = "timestamp+incrementing"
 MODES = (MODE_UNSPECIFIED, MODE_BULK, MODE_TIMESTAMP, MODE_INCREMENTING, MODE_TIMESTAMP_INCREMENTING)
 
+#: Confluent's ``transaction.isolation.mode`` values; DEFAULT keeps the database's own level.
+ISOLATION_MODES = (
+    "DEFAULT",
+    "READ_UNCOMMITTED",
+    "READ_COMMITTED",
+    "REPEATABLE_READ",
+    "SERIALIZABLE",
+    "SQL_SERVER_SNAPSHOT",
+)
 NUMERIC_MAPPINGS = ("none", "precision_only", "best_fit", "best_fit_eager_double")
 #: Sentinel ``timestamp.initial`` value meaning "start from the database's current time".
 TIMESTAMP_INITIAL_CURRENT = -1
+
+SQL_SERVER_SNAPSHOT_REFUSED = (
+    "SQL_SERVER_SNAPSHOT is SQL Server's isolation mode and there is no SQL Server dialect"
+)
 
 MODE_GROUP = "Mode"
 CONNECTOR_GROUP = "Connector"
@@ -364,6 +380,34 @@ def _source_config_def() -> ConfigDef:
             display_name="Query Retry Attempts",
         )
         .define(
+            QUERY_MASKED_CONFIG,
+            type=ConfigType.BOOLEAN,
+            default=False,
+            importance=Importance.LOW,
+            documentation="Keep the text of query out of the logs (it is logged as <masked>).",
+            group=MODE_GROUP,
+            order_in_group=10,
+            width=Width.SHORT,
+            display_name="Mask Query",
+        )
+        .define(
+            TRANSACTION_ISOLATION_MODE_CONFIG,
+            type=ConfigType.STRING,
+            default="DEFAULT",
+            validator=one_of_ignoring_case(*ISOLATION_MODES),
+            importance=Importance.LOW,
+            documentation=(
+                "The isolation level of the transactions the task's queries run in. DEFAULT: the "
+                "database's own. A level the database does not offer (SQLite has only READ_UNCOMMITTED "
+                "and SERIALIZABLE) is logged and the default kept; SQL_SERVER_SNAPSHOT is SQL Server's "
+                "and is refused."
+            ),
+            group=MODE_GROUP,
+            order_in_group=11,
+            width=Width.MEDIUM,
+            display_name="Transaction Isolation Mode",
+        )
+        .define(
             DB_TIMEZONE_CONFIG,
             type=ConfigType.STRING,
             default="UTC",
@@ -424,12 +468,20 @@ class SourceSettings:
     timestamp_delay_ms: int
     db_timezone: str
     query_retry_attempts: int
+    query_masked: bool
+    isolation_mode: str
     tables: tuple[str, ...]
 
     @classmethod
     def parse(cls, config: Mapping[str, str]) -> SourceSettings:
-        """Parse a connector or task config; raises ConfigException on a bad value."""
+        """Parse a connector or task config; raises ConfigException on a bad or unsupported value."""
         p = SOURCE_CONFIG_DEF.parse(config)
+        check_supported(config)
+        isolation_mode = str(p[TRANSACTION_ISOLATION_MODE_CONFIG]).upper()
+        if isolation_mode == "SQL_SERVER_SNAPSHOT":
+            raise ConfigException.invalid(
+                TRANSACTION_ISOLATION_MODE_CONFIG, isolation_mode, SQL_SERVER_SNAPSHOT_REFUSED
+            )
         numeric = p[NUMERIC_MAPPING_CONFIG]
         if numeric is None:
             numeric = "precision_only" if p[NUMERIC_PRECISION_MAPPING_CONFIG] else "none"
@@ -457,6 +509,8 @@ class SourceSettings:
             timestamp_delay_ms=int(p[TIMESTAMP_DELAY_INTERVAL_MS_CONFIG]),  # type: ignore[call-overload]
             db_timezone=str(p[DB_TIMEZONE_CONFIG]),
             query_retry_attempts=int(p[QUERY_RETRIES_CONFIG]),  # type: ignore[call-overload]
+            query_masked=bool(p[QUERY_MASKED_CONFIG]),
+            isolation_mode=isolation_mode,
             tables=tuple(t for t in tables.split(",") if t) if tables else (),
         )
 

@@ -40,6 +40,8 @@ class QuerySource:
     schema_name: str | None
     #: Reflects the table's columns (each query run, so upstream changes show); None for a query.
     describe: Callable[[Connection], Sequence[ColumnDefinition] | None] | None
+    #: ``query.masked``: the SQL is logged as ``<masked>``.
+    masked: bool = False
 
 
 class RowMapper:
@@ -100,7 +102,7 @@ class TableQuerier(ABC):
         """Up to `max_rows` records: runs the query if none is open, else continues it."""
         if self._result is None or self._mapper is None:
             sql, params = self.statement(connection)
-            log.debug("Querying for %s: %s", self.source.topic, sql)
+            log.debug("Querying for %s: %s", self.source.topic, "<masked>" if self.source.masked else sql)
             self._result = connection.execution_options(stream_results=True).execute(text(sql), params)
             self.exhausted = False
             description = self._result.cursor.description or []

@@ -20,7 +20,7 @@ from kconnect.errors import ConnectError
 from sqlalchemy import Connection
 from sqlalchemy.exc import DataError, IntegrityError, NotSupportedError, ProgrammingError, SQLAlchemyError
 
-from kconnect_jdbc.connection import Database, error_text, open_database
+from kconnect_jdbc.connection import Database, connect, error_text, open_database
 from kconnect_jdbc.dialect import TableId
 from kconnect_jdbc.reflection import describe_table
 from kconnect_jdbc.source.config import (
@@ -69,7 +69,7 @@ class JdbcSourceTask(SourceTask):
         # Held while poll uses the connection: stop (another thread) then leaves the closing to poll.
         self._in_poll = threading.Lock()
         self.database: Database = open_database(self.settings.connection, time_zone=self.settings.db_timezone)
-        self.connection: Connection | None = self.database.engine.connect()
+        self.connection: Connection | None = connect(self.database, self.settings.isolation_mode)
         preparer = self.database.engine.dialect.identifier_preparer
         self.quote: Callable[[str], str] = (
             preparer.quote_identifier if self.settings.quote_identifiers else (lambda name: name)
@@ -116,6 +116,7 @@ class JdbcSourceTask(SourceTask):
             partition=partition,
             schema_name=table_id.table if table_id is not None else None,
             describe=describe,
+            masked=table_id is None and settings.query_masked,
         )
         if settings.mode == MODE_BULK:
             return BulkQuerier(
@@ -219,7 +220,7 @@ class JdbcSourceTask(SourceTask):
     def _connection(self) -> Connection:
         """The task's connection, opened again after a database error dropped it."""
         if self.connection is None:
-            self.connection = self.database.engine.connect()
+            self.connection = connect(self.database, self.settings.isolation_mode)
         return self.connection
 
     def _query_failed(self, querier: TableQuerier, error: SQLAlchemyError) -> None:

@@ -1,9 +1,10 @@
 """What ``PUT .../JdbcSourceConnector/config/validate`` checks beyond the keys' types, against the database.
 
-Steps: the `ConfigDef` checks; the mode must be set and fit the other keys; if the connection keys
-are valid, connect once within `VALIDATE_TIMEOUT_S` (failure: an error of ``connection.url``, the
-password never in it); then every whitelisted table must exist (``table.whitelist``) and have the
-incrementing and timestamp columns (``incrementing.column.name``, ``timestamp.column.name``).
+Steps: the `ConfigDef` checks and the Confluent keys kconnect does not support; the mode must be
+set and fit the other keys; if the connection keys are valid, connect once within
+`VALIDATE_TIMEOUT_S` (failure: an error of ``connection.url``, the password never in it); then
+every whitelisted table must exist (``table.whitelist``) and have the incrementing and timestamp
+columns (``incrementing.column.name``, ``timestamp.column.name``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from kconnect_jdbc.source.config import (
     SourceSettings,
 )
 from kconnect_jdbc.source.tables import all_tables, missing_whitelisted, select_tables
+from kconnect_jdbc.unsupported import add_unsupported_errors
 
 #: Longest validation waits to connect to the database.
 VALIDATE_TIMEOUT_S = 5
@@ -52,6 +54,7 @@ _CONNECTION_KEYS = (
 def validate_source(config: Mapping[str, str]) -> dict[str, ConfigValue]:
     """Every source key's value and errors, database checks included (see the module docstring)."""
     values = SOURCE_CONFIG_DEF.validate(config)
+    add_unsupported_errors(values, config)
     if any(values[k].errors for k in values):
         return values
     try:
