@@ -7,7 +7,7 @@ each call happened, in which run, and that `stop` came once and no `poll` follow
 
 `tests/integration/test_source_task_stop.py` installs this module under the name
 `MODULE` on a worker's ``PYTHONPATH`` with a ``.dist-info`` holding its ``kconnect`` entry point
-(`install`), which is how pip installs a third-party plugin.
+(`install`, through `tests.plugin_package`), which is how pip installs a third-party plugin.
 """
 
 from __future__ import annotations
@@ -94,12 +94,9 @@ def register_connectors(registry: PluginRegistry) -> None:
 
 
 def install(where: Path) -> Path:
-    """Install this module as `MODULE` in the directory `where`, as pip would; returns `where`
-    (put it on ``PYTHONPATH``)."""
-    where.mkdir(parents=True, exist_ok=True)
-    (where / f"{MODULE}.py").write_text(Path(__file__).read_text(encoding="utf-8"), encoding="utf-8")
-    info = where / f"{MODULE}-1.0.dist-info"
-    info.mkdir(exist_ok=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {MODULE}\nVersion: 1.0\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(f"[kconnect]\nblocking_poll = {MODULE}\n", encoding="utf-8")
-    return where
+    """Install this module as `MODULE` in the directory `where`, as pip would (`write_plugin`);
+    returns `where` (put it on ``PYTHONPATH``: `plugin_env`)."""
+    # Imported here: the installed copy of this module runs in workers, where `tests` is not importable.
+    from tests.plugin_package import write_plugin
+
+    return write_plugin(where, MODULE, Path(__file__).read_text(encoding="utf-8"), version="1.0")

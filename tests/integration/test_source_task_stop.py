@@ -22,6 +22,7 @@ from tests.integration.blocking_poll_plugin import EVENTS_FILE, install
 from tests.integration.conftest import wait_until
 from tests.integration.test_shared_spark_tasks import task_pids
 from tests.integration.test_task_failures import read_lines, sink, source, task_status, wait_task_state
+from tests.plugin_package import plugin_env
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration
@@ -90,7 +91,7 @@ def test_stop_restart_and_delete_wake_a_poll_blocked_until_stop(
     master = "local[1]" if placement == "shared" else "local[3]"
     worker = start_worker(
         {"spark.master": master, "task.shutdown.graceful.timeout.ms": "60000"},
-        env={"PYTHONPATH": str(install(tmp_path / "plugins"))},
+        env=plugin_env(install(tmp_path / "plugins")),
     )
     (tmp_path / "n.txt").write_text("line 0\n", encoding="utf-8")
     source(worker, "n", tmp_path / "n.txt", unique_topic)
