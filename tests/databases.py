@@ -110,6 +110,10 @@ class PostgresServer:
                 "--locale=C",
             ],
         )
+        return self.resume()
+
+    def resume(self) -> PostgresServer:
+        """Start the (initialised or halted) server on its port and wait until it accepts connections."""
         options = (
             f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c wal_level=logical "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
@@ -130,6 +134,13 @@ class PostgresServer:
         )
         _wait("PostgreSQL", lambda: self._connect("postgres").close() or True)
         return self
+
+    def halt(self) -> None:
+        """Stop the server (``-m fast``: sessions cut, committed data kept), its files kept for `resume`.
+
+        Not ``-m immediate``: with ``synchronous_commit=off`` a crash loses the last commits.
+        """
+        _run_as(self.user, [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"])
 
     def _connect(self, database: str):  # type: ignore[no-untyped-def]
         import psycopg
