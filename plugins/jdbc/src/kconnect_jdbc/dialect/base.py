@@ -9,7 +9,7 @@ only call these methods; none of them asks which database it is talking to.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -101,6 +101,25 @@ class DatabaseDialect(Protocol):
 
     def upsert(self, table: Table, key_columns: Sequence[str], value_columns: Sequence[str]) -> Insert:
         """An INSERT that updates `value_columns` of the row with the same key (native upsert)."""
+        ...
+
+    def insert_rows(self, connection: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+        """INSERT `rows` (each a ``{column: value}`` of the same columns) in `connection`'s transaction.
+
+        Called by the sink's writer once per ``batch.size`` rows; a row that fails fails the call
+        (and so the transaction), whichever fast path the database takes.
+        """
+        ...
+
+    def upsert_rows(
+        self,
+        connection: Connection,
+        table: Table,
+        key_columns: Sequence[str],
+        value_columns: Sequence[str],
+        rows: Sequence[Mapping[str, Any]],
+    ) -> None:
+        """Upsert `rows` in order (the last row of a key wins), as `upsert` would one by one."""
         ...
 
     def column_type(self, schema: Schema, *, is_key: bool) -> TypeEngine[Any]:

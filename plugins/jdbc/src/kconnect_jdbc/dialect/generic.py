@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kconnect.data.schema import Schema
-from sqlalchemy import Connection, Engine, create_engine, event, inspect
+from sqlalchemy import Connection, Engine, Table, create_engine, event, insert, inspect
 from sqlalchemy.engine import URL
+from sqlalchemy.sql.dml import Insert
 from sqlalchemy.types import TypeEngine
 
 from kconnect_jdbc.dialect.base import QueryColumn, TableId
@@ -124,6 +125,25 @@ class GenericDialect:
     def int_schema(self, type_name: str) -> Schema | None:
         """No override: the generic integer mapping applies."""
         return None
+
+    def insert_rows(self, connection: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+        """One executemany of ``INSERT INTO table (...) VALUES (...)``."""
+        connection.execute(insert(table), list(rows))
+
+    def upsert_rows(
+        self,
+        connection: Connection,
+        table: Table,
+        key_columns: Sequence[str],
+        value_columns: Sequence[str],
+        rows: Sequence[Mapping[str, Any]],
+    ) -> None:
+        """One executemany of the native upsert (`upsert`)."""
+        connection.execute(self.upsert(table, key_columns, value_columns), list(rows))
+
+    def upsert(self, table: Table, key_columns: Sequence[str], value_columns: Sequence[str]) -> Insert:
+        """The database's native upsert; every dialect has its own."""
+        raise NotImplementedError
 
     def column_type(self, schema: Schema, *, is_key: bool) -> TypeEngine[Any]:
         """The generic SQL type of a Connect schema (Confluent's ``getSqlType``)."""

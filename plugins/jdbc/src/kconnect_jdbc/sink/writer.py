@@ -4,7 +4,8 @@ Steps of `JdbcDbWriter.write`: group the records by destination table (``table.n
 keeping their order; cut each table's records into runs of the same schemas and kind (a write or,
 with ``delete.enabled``, a tombstone's delete); make each table fit its runs' fields
 (`TableStructure`); then, in one transaction, run every run as ``batch.size`` statements at a
-time (INSERT, native upsert, UPDATE or DELETE, each an executemany) and commit. Nothing is
+time (INSERT, native upsert, UPDATE or DELETE: an executemany, or the dialect's fast path such as
+PostgreSQL's COPY for large INSERT and upsert batches) and commit. Nothing is
 committed unless everything was, so a retried `put` never half-applies.
 """
 
@@ -17,8 +18,8 @@ from typing import Any
 
 from kconnect import SinkRecord
 from kconnect.errors import ConnectError
-from sqlalchemy import Connection, Table, and_, bindparam, delete, insert, update
-from sqlalchemy.sql.dml import Delete, Insert, Update
+from sqlalchemy import Connection, Table, and_, bindparam, delete, update
+from sqlalchemy.sql.dml import Delete, Update
 
 from kconnect_jdbc.connection import Database
 from kconnect_jdbc.dialect import TableId
@@ -120,7 +121,7 @@ class JdbcDbWriter:
         if run.is_delete:
             if not keys:
                 raise ConnectError("Require primary keys to support delete")
-            statement: Insert | Update | Delete = delete(table).where(_keys_match(table, keys))
+            statement: Update | Delete = delete(table).where(_keys_match(table, keys))
             rows = [_prefixed(self._named(extractor.key(r)), _KEY_PREFIX) for r in run.records]
         elif self.settings.insert_mode == "upsert":
             if not keys:
@@ -128,8 +129,10 @@ class JdbcDbWriter:
                     f"Write to table '{run.table_name}' in UPSERT mode requires key field names to be known, "
                     "check the primary key configuration"
                 )
-            statement = self.database.dialect.upsert(table, keys, values)
             rows = [self._named(extractor.row(r)) for r in run.records]
+            for batch in self._batches(rows):
+                self.database.dialect.upsert_rows(connection, table, keys, values, batch)
+            return
         elif self.settings.insert_mode == "update":
             statement = (
                 update(table)
@@ -138,11 +141,17 @@ class JdbcDbWriter:
             )
             rows = [self._update_row(extractor.row(r), keys) for r in run.records]
         else:
-            statement = insert(table)
             rows = [self._named(extractor.row(r)) for r in run.records]
+            for batch in self._batches(rows):
+                self.database.dialect.insert_rows(connection, table, batch)
+            return
+        for batch in self._batches(rows):
+            connection.execute(statement, batch)
+
+    def _batches(self, rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        """`rows` cut into ``batch.size`` rows at a time (one statement, or one COPY, each)."""
         size = self.settings.batch_size or len(rows)
-        for start in range(0, len(rows), size):
-            connection.execute(statement, rows[start : start + size])
+        return [rows[start : start + size] for start in range(0, len(rows), size)]
 
     def _named(self, row: dict[str, Any]) -> dict[str, Any]:
         return {self.column_name(name): value for name, value in row.items()}

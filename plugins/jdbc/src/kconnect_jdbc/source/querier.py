@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kconnect import SourceRecord, Struct
-from kconnect.data.schema import Schema, SchemaBuilder
+from kconnect.data.schema import Schema, SchemaBuilder, Type
 from kconnect.errors import ConnectError
 from sqlalchemy import Connection, CursorResult, text
 
@@ -28,6 +28,19 @@ from kconnect_jdbc.schemas import ValueConverter, to_utc_timestamp, value_conver
 from kconnect_jdbc.source.offsets import TimestampIncrementingOffset
 
 log = logging.getLogger(__name__)
+
+#: The Python type a driver value of a field's Connect type may have to need no conversion.
+_NATIVE_TYPES: dict[Type, type] = {
+    Type.INT8: int,
+    Type.INT16: int,
+    Type.INT32: int,
+    Type.INT64: int,
+    Type.FLOAT32: float,
+    Type.FLOAT64: float,
+    Type.BOOLEAN: bool,
+    Type.STRING: str,
+    Type.BYTES: bytes,
+}
 
 
 @dataclass(frozen=True)
@@ -61,12 +74,36 @@ class RowMapper:
             self.positions.append(position)
             self.converters.append(value_converter(schema, time_zone))
         self.schema = builder.build()
+        self.native_types = [
+            None if field.schema.name else _NATIVE_TYPES.get(field.schema.type)
+            for field in self.schema.fields
+        ]
+        self.all_positions = self.positions == list(range(len(columns)))
 
-    def to_struct(self, row: Sequence[Any]) -> Struct:
-        """The row as a Struct (values converted to the fields' Connect types)."""
-        return Struct._trusted(
-            self.schema, [convert(row[p]) for p, convert in zip(self.positions, self.converters, strict=True)]
+    def to_structs(self, rows: Sequence[Sequence[Any]]) -> list[Struct]:
+        """`rows` as Structs, converted column by column.
+
+        A column whose values the driver already gave as the field's Python type (an int for an
+        INT64, a str for a STRING, or None) is taken as it is, so a batch pays the converters only
+        for the columns that need them (Decimals, timestamps, ...).
+        """
+        if not rows:
+            return []
+        if not self.positions:
+            return [Struct._trusted(self.schema, []) for _ in rows]
+        columns: list[Sequence[Any]] = (
+            list(zip(*rows, strict=True))
+            if self.all_positions
+            else [[row[p] for row in rows] for p in self.positions]
         )
+        for index, (values, convert, native) in enumerate(
+            zip(columns, self.converters, self.native_types, strict=True)
+        ):
+            if native is None or not set(map(type, values)) <= {native, type(None)}:
+                columns[index] = list(map(convert, values))
+        schema = self.schema
+        trusted = Struct._trusted
+        return [trusted(schema, list(values)) for values in zip(*columns, strict=True)]
 
 
 class TableQuerier(ABC):
@@ -103,7 +140,9 @@ class TableQuerier(ABC):
         if self._result is None or self._mapper is None:
             sql, params = self.statement(connection)
             log.debug("Querying for %s: %s", self.source.topic, "<masked>" if self.source.masked else sql)
-            self._result = connection.execution_options(stream_results=True).execute(text(sql), params)
+            self._result = connection.execution_options(stream_results=True, max_row_buffer=max_rows).execute(
+                text(sql), params
+            )
             self.exhausted = False
             description = self._result.cursor.description or []
             self.prepare(description)
@@ -115,15 +154,16 @@ class TableQuerier(ABC):
 
     def _to_records(self, rows: Sequence[Any], connection: Connection, max_rows: int) -> list[SourceRecord]:
         assert self._mapper is not None
+        topic, schema, partition = self.source.topic, self._mapper.schema, self.source.partition
         records = [
             SourceRecord(
-                topic=self.source.topic,
-                value_schema=self._mapper.schema,
-                value=self._mapper.to_struct(row),
-                source_partition=self.source.partition,
+                topic=topic,
+                value_schema=schema,
+                value=struct,
+                source_partition=partition,
                 source_offset=self.record_offset(row),
             )
-            for row in rows
+            for row, struct in zip(rows, self._mapper.to_structs(rows), strict=True)
         ]
         if len(rows) < max_rows:
             self.close(connection)
