@@ -304,3 +304,30 @@ def test_query_retry_attempts_bounds_the_retries(pg: Db) -> None:
             run.poll_for(2)
     finally:
         run.stop()
+
+
+@pytest.mark.parametrize("masked", [True, False])
+def test_query_masked_keeps_the_query_out_of_the_logs(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, masked: bool
+) -> None:
+    path = tmp_path / "masked.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE secrets (id INTEGER PRIMARY KEY, code TEXT)")
+        db.execute("INSERT INTO secrets (code) VALUES ('a'), ('b')")
+    query = "SELECT id, code FROM secrets WHERE code <> 'hush-7731'"
+    config = {
+        "connection.url": f"jdbc:sqlite:{path}",
+        "mode": "bulk",
+        "query": query,
+        "query.masked": str(masked).lower(),
+        "topic.prefix": "masked",
+    }
+    caplog.set_level("DEBUG", logger="kconnect_jdbc")
+    run = SourceRun(config)
+    try:
+        assert [r.value.get("code") for r in run.poll_until(2)] == ["a", "b"]
+    finally:
+        run.stop()
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert ("hush-7731" in logged) is not masked
+    assert ("Querying for masked: <masked>" in logged) is masked
