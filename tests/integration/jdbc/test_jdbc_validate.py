@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from kconnect_jdbc.connection import connect, open_database
@@ -11,6 +12,7 @@ from kconnect_jdbc.source.connector import JdbcSourceConnector
 from sqlalchemy import text
 
 from tests.databases import PASSWORD, USER, free_port
+from tests.integration.conftest import Connectors
 from tests.integration.jdbc.conftest import Db
 
 pytestmark = pytest.mark.integration
@@ -109,3 +111,33 @@ def test_transaction_isolation_mode_sets_the_level_of_the_tasks_transactions(pg:
             assert connection.execute(text("SHOW transaction_isolation")).scalar() == "read committed"
     finally:
         database.dispose()
+
+
+def test_a_worker_refuses_an_unsupported_key_at_validate_and_create(
+    connectors: Connectors, tmp_path: Path
+) -> None:
+    name = connectors.name("jdbc-unsupported")
+    config = {
+        "name": name,
+        "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+        "topics": connectors.topic,
+        "connection.url": f"jdbc:sqlite:{tmp_path / 'copy.db'}",
+        "replace.null.with.default": "false",
+    }
+    message = (
+        "replace.null.with.default is not supported by kconnect's JDBC connector: "
+        "null values are always written as null"
+    )
+    worker = connectors.worker
+    response = worker.request("PUT", "/connector-plugins/JdbcSinkConnector/config/validate", config)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    by_name = {c["value"]["name"]: c["value"]["errors"] for c in body["configs"] if c["value"]}
+    assert {k: v for k, v in by_name.items() if v} == {"replace.null.with.default": [message]}, body
+    assert body["error_count"] == 1
+
+    created = worker.request("POST", "/connectors", {"name": name, "config": config})
+    assert created.status_code == 400
+    assert message in created.json()["message"]
+    config["replace.null.with.default"] = "true"  # Confluent's default: accepted
+    connectors.create(name, config)
