@@ -146,6 +146,19 @@ def test_upsert_twice_gives_the_same_rows_and_tombstones_delete_on_mariadb(maria
         task.stop()
 
 
+@pytest.mark.parametrize("db_name", ["pg", "maria"])
+def test_auto_created_key_columns_store_the_records_key_as_is(
+    db_name: str, request: pytest.FixtureRequest
+) -> None:
+    db: Db = request.getfixturevalue(db_name)
+    task, _ = start(sink_config(db, **{"auto.create": "true", "pk.mode": "record_key"}))
+    try:
+        task.put([order(0, "zero"), order(7, "seven")])
+    finally:
+        task.stop()
+    assert db.query("SELECT id, item FROM orders ORDER BY id") == [(0, "zero"), (7, "seven")]
+
+
 def test_upsert_and_update_on_sqlite_with_record_value_keys(tmp_path: Path) -> None:
     path = tmp_path / "sink.db"
     config = {

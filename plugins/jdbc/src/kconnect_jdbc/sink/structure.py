@@ -90,6 +90,9 @@ class TableStructure:
             self.column_name(field.name),
             self.dialect.column_type(field.schema, is_key=field.is_key),
             nullable=field.schema.optional and not field.is_key,
+            # A key column holds the record's value as is, as Confluent creates it: never a serial
+            # or AUTO_INCREMENT column, which would store a key of 0 under the next number.
+            autoincrement=False,
         )
 
     def _create(self, table_id: TableId, metadata: FieldsMetadata) -> None:
