@@ -7,6 +7,7 @@ session-scoped worker (`rest_worker`) and keep their state apart with unique con
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from tests.worker_process import WorkerProcess, count_lines
 
@@ -27,6 +29,33 @@ def path_of(name: str) -> str:
 def lines(start: int, stop: int) -> str:
     """Numbered lines ``line <i>``, each ending in a newline."""
     return "".join(f"line {i}\n" for i in range(start, stop))
+
+
+async def produce_records(
+    bootstrap: str, topic: str, records: list[tuple[bytes, list[tuple[str, bytes]]]]
+) -> None:
+    """Send each `(value, headers)` to `topic` with key ``k``, waiting for every acknowledgement."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+    await producer.start()
+    try:
+        for value, headers in records:
+            await producer.send_and_wait(topic, value, key=b"k", headers=headers)
+    finally:
+        await producer.stop()
+
+
+async def consume_records(bootstrap: str, topic: str, count: int) -> list[Any]:
+    """The first `count` records of `topic`, read from the earliest offset (a minute per fetch at most)."""
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest")
+    await consumer.start()
+    try:
+        messages: list[Any] = []
+        while len(messages) < count:
+            batch = await asyncio.wait_for(consumer.getmany(timeout_ms=500), 60)
+            messages += [m for part in batch.values() for m in part]
+        return messages
+    finally:
+        await consumer.stop()
 
 
 def wait_until(what: str, check: Callable[[], bool], worker: WorkerProcess, timeout: float = 90.0) -> None:

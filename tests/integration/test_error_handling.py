@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from tests.integration.conftest import Connectors, path_of, wait_until
+from tests.integration.conftest import Connectors, consume_records, path_of, produce_records, wait_until
 from tests.worker_process import count_lines
 
 pytestmark = pytest.mark.integration
@@ -35,29 +33,6 @@ def _inputs() -> list[tuple[bytes, list[tuple[str, bytes]]]]:
         if i % 3 == 1:
             values.append((str(i).encode(), []))  # a JSON number: ExtractField needs a map
     return values
-
-
-async def _produce(bootstrap: str, topic: str, records: list[tuple[bytes, list[tuple[str, bytes]]]]) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
-    await producer.start()
-    try:
-        for value, headers in records:
-            await producer.send_and_wait(topic, value, key=b"k", headers=headers)
-    finally:
-        await producer.stop()
-
-
-async def _consume(bootstrap: str, topic: str, count: int) -> list[Any]:
-    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest")
-    await consumer.start()
-    try:
-        messages: list[Any] = []
-        while len(messages) < count:
-            batch = await asyncio.wait_for(consumer.getmany(timeout_ms=500), 60)
-            messages += [m for part in batch.values() for m in part]
-        return messages
-    finally:
-        await consumer.stop()
 
 
 def _sink_config(connectors: Connectors, **errors: str) -> dict[str, str]:
@@ -79,7 +54,7 @@ def test_bad_records_go_to_the_dead_letter_queue_with_kafkas_headers_while_good_
     connectors: Connectors, kafka_bootstrap: str
 ) -> None:
     inputs = _inputs()
-    asyncio.run(_produce(kafka_bootstrap, connectors.topic, inputs))
+    asyncio.run(produce_records(kafka_bootstrap, connectors.topic, inputs))
     dlq = f"{connectors.topic}-dlq"
     name = connectors.name("sink")
     connectors.create(
@@ -100,7 +75,7 @@ def test_bad_records_go_to_the_dead_letter_queue_with_kafkas_headers_while_good_
     connectors.worker.wait_for("12 good lines", lambda: count_lines(sink_file) >= 12)
     assert sink_file.read_text(encoding="utf-8").splitlines() == [f"good {i}" for i in range(12)]
 
-    dead = asyncio.run(_consume(kafka_bootstrap, dlq, 8))
+    dead = asyncio.run(consume_records(kafka_bootstrap, dlq, 8))
     bad = [(offset, value, headers) for offset, (value, headers) in enumerate(inputs) if b"good" not in value]
     assert [m.value for m in dead] == [value for _, value, _ in bad], "the bytes as consumed, in order"
     assert all(m.key == b"k" for m in dead)
@@ -143,7 +118,7 @@ def test_without_tolerance_the_first_bad_record_fails_the_task_with_kafkas_messa
     connectors: Connectors, kafka_bootstrap: str
 ) -> None:
     good, broken = json.dumps({"line": "good"}).encode(), b"{not json"
-    asyncio.run(_produce(kafka_bootstrap, connectors.topic, [(good, []), (broken, []), (good, [])]))
+    asyncio.run(produce_records(kafka_bootstrap, connectors.topic, [(good, []), (broken, []), (good, [])]))
     name = connectors.name("sink")
     connectors.create(name, _sink_config(connectors))
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaProducer
 
 from tests.databases import PASSWORD, USER
-from tests.integration.conftest import Connectors
+from tests.integration.conftest import Connectors, consume_records, produce_records
 from tests.integration.jdbc.conftest import Db
 
 pytestmark = pytest.mark.integration
@@ -232,28 +232,10 @@ def test_schemaless_records_go_to_the_dead_letter_queue_with_confluents_message(
 ) -> None:
     topic, dlq = connectors.topic, connectors.topic + "-dlq"
 
-    async def produce() -> None:
-        producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
-        await producer.start()
-        try:
-            for i in range(3):
-                await producer.send_and_wait(topic, json.dumps({"id": i}).encode(), key=b"k")
-        finally:
-            await producer.stop()
-
-    async def consume(count: int) -> list[Any]:
-        consumer = AIOKafkaConsumer(dlq, bootstrap_servers=kafka_bootstrap, auto_offset_reset="earliest")
-        await consumer.start()
-        try:
-            messages: list[Any] = []
-            while len(messages) < count:
-                batch = await asyncio.wait_for(consumer.getmany(timeout_ms=500), 60)
-                messages += [m for part in batch.values() for m in part]
-            return messages
-        finally:
-            await consumer.stop()
-
-    asyncio.run(produce())
+    records: list[tuple[bytes, list[tuple[str, bytes]]]] = [
+        (json.dumps({"id": i}).encode(), []) for i in range(3)
+    ]
+    asyncio.run(produce_records(kafka_bootstrap, topic, records))
     name = connectors.name("jdbc-dlq")
     connectors.create(
         name,
@@ -273,7 +255,7 @@ def test_schemaless_records_go_to_the_dead_letter_queue_with_confluents_message(
             "errors.deadletterqueue.context.headers.enable": "true",
         },
     )
-    dead = asyncio.run(consume(3))
+    dead = asyncio.run(consume_records(kafka_bootstrap, dlq, 3))
     assert [json.loads(m.value) for m in dead] == [{"id": 0}, {"id": 1}, {"id": 2}]
     message = dict(dead[0].headers)["__connect.errors.exception.message"].decode()
     assert message == (
