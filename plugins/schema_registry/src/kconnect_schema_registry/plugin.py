@@ -1,0 +1,16 @@
+"""Registers the registry-backed converters with kconnect (entry point ``schema_registry``)."""
+
+from __future__ import annotations
+
+from kconnect import hookimpl
+from kconnect.plugin_host import PluginRegistry
+
+#: The converters this plugin adds, each under Confluent's class name and its short name.
+CONVERTERS: tuple[type, ...] = ()
+
+
+@hookimpl
+def register_converters(registry: PluginRegistry) -> None:
+    """Add each converter under Confluent's class name and its short name (``AvroConverter``)."""
+    for cls in CONVERTERS:
+        registry.add(cls, aliases=(cls.__name__,))
