@@ -47,7 +47,7 @@ def test_the_password_is_hidden_in_the_parsed_config() -> None:
 
 
 def test_a_missing_url_is_a_config_error() -> None:
-    with pytest.raises(ConfigException, match="schema.registry.url"):
+    with pytest.raises(ConfigException, match=r"schema\.registry\.url"):
         serde_config_def().parse({})
 
 
@@ -58,5 +58,5 @@ def test_unsupported_keys_are_refused_when_set(key: str) -> None:
 
 
 def test_only_pem_stores_are_accepted() -> None:
-    with pytest.raises(ConfigException, match="truststore.type"):
+    with pytest.raises(ConfigException, match=r"truststore\.type"):
         settings(schema_registry_url="http://a", **{"schema.registry.ssl.truststore.type": "JKS"})
