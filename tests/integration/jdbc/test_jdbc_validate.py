@@ -89,11 +89,11 @@ def test_the_mode_must_be_set(pg: Db) -> None:
 
 def test_an_unsupported_confluent_key_is_an_error_of_that_key(pg: Db) -> None:
     pg.execute("CREATE TABLE accounts (id SERIAL PRIMARY KEY, name TEXT)")
-    config = base(pg, mode="incrementing", **{"table.include.list": "public.accounts"})
+    config = base(pg, mode="bulk", **{"poll.linger.ms": "100"})
     assert errors(config) == {
-        "table.include.list": [
-            "table.include.list is not supported by kconnect's JDBC connector: its table-matching rules "
-            "are not implemented; list the tables in table.whitelist instead"
+        "poll.linger.ms": [
+            "poll.linger.ms is not supported by kconnect's JDBC connector: a poll returns as soon as one "
+            "table has rows; there is no lingering"
         ]
     }
     defaults = {"timestamp.granularity": "connect_logical", "transaction.isolation.mode": "SERIALIZABLE"}

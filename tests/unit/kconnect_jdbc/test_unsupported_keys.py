@@ -13,10 +13,10 @@ SINK = {"connection.url": "jdbc:sqlite:/tmp/x.db"}
 
 
 def test_a_non_default_value_is_an_error_naming_the_key() -> None:
-    found = unsupported_errors({"table.include.list": "public.orders", "poll.linger.ms": "100"})
-    assert set(found) == {"table.include.list", "poll.linger.ms"}
-    assert found["table.include.list"].startswith(
-        "table.include.list is not supported by kconnect's JDBC connector: "
+    found = unsupported_errors({"timestamp.columns.mapping": "orders:[ts]", "poll.linger.ms": "100"})
+    assert set(found) == {"timestamp.columns.mapping", "poll.linger.ms"}
+    assert found["timestamp.columns.mapping"].startswith(
+        "timestamp.columns.mapping is not supported by kconnect's JDBC connector: "
     )
 
 
@@ -29,7 +29,7 @@ def test_a_non_default_value_is_an_error_naming_the_key() -> None:
         ("trim.sensitive.log", "false"),
         ("date.timezone", "DB_TIMEZONE"),
         ("jdbc.credentials.provider.class", "io.confluent.connect.jdbc.util.DefaultJdbcCredentialsProvider"),
-        ("table.include.list", ""),
+        ("incrementing.column.mapping", ""),
     ],
 )
 def test_the_default_value_is_accepted(key: str, default: str) -> None:
@@ -37,7 +37,8 @@ def test_the_default_value_is_accepted(key: str, default: str) -> None:
 
 
 def test_every_key_listed_has_a_reason() -> None:
-    assert len(UNSUPPORTED_KEYS) == 16
+    assert len(UNSUPPORTED_KEYS) == 14
+    assert not {"table.include.list", "table.exclude.list"} & set(UNSUPPORTED_KEYS)
     assert all(spec.reason for spec in UNSUPPORTED_KEYS.values())
 
 

@@ -27,12 +27,6 @@ def _key(reason: str, *defaults: str) -> UnsupportedKey:
 
 #: Confluent's keys with no kconnect implementation, each with its default value(s) and the reason.
 UNSUPPORTED_KEYS: Mapping[str, UnsupportedKey] = {
-    "table.include.list": _key(
-        "its table-matching rules are not implemented; list the tables in table.whitelist instead"
-    ),
-    "table.exclude.list": _key(
-        "its table-matching rules are not implemented; list the tables in table.blacklist instead"
-    ),
     "timestamp.columns.mapping": _key(
         "per-table timestamp columns are not implemented; use one connector per set of tables "
         "with timestamp.column.name"

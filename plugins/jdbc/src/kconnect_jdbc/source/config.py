@@ -21,10 +21,17 @@ from kconnect_jdbc.config import (
     define_connection_keys,
     one_of_ignoring_case,
 )
+from kconnect_jdbc.source.filters import (
+    REGEX_LIST,
+    TABLE_BLACKLIST_CONFIG,
+    TABLE_EXCLUDE_LIST_CONFIG,
+    TABLE_INCLUDE_LIST_CONFIG,
+    TABLE_WHITELIST_CONFIG,
+    TableFilter,
+    table_filter_errors,
+)
 from kconnect_jdbc.unsupported import check_supported
 
-TABLE_WHITELIST_CONFIG = "table.whitelist"
-TABLE_BLACKLIST_CONFIG = "table.blacklist"
 CATALOG_PATTERN_CONFIG = "catalog.pattern"
 SCHEMA_PATTERN_CONFIG = "schema.pattern"
 NUMERIC_PRECISION_MAPPING_CONFIG = "numeric.precision.mapping"
@@ -103,7 +110,8 @@ def _source_config_def() -> ConfigDef:
             importance=Importance.MEDIUM,
             documentation=(
                 "Tables to copy, by name or qualified name (schema.table). When set, only these are "
-                "copied; use it or table.blacklist, not both."
+                "copied; use it or table.blacklist, not both, and neither with table.include.list or "
+                "table.exclude.list."
             ),
             group=database,
             order_in_group=7,
@@ -122,13 +130,45 @@ def _source_config_def() -> ConfigDef:
             display_name="Table Blacklist",
         )
         .define(
+            TABLE_INCLUDE_LIST_CONFIG,
+            type=ConfigType.LIST,
+            default="",
+            validator=REGEX_LIST,
+            importance=Importance.MEDIUM,
+            documentation=(
+                "Regular expressions matching the whole fully-qualified name of the tables to copy "
+                "(schema.table on PostgreSQL, database.table on MySQL/MariaDB, table on SQLite), "
+                "case-sensitive, e.g. public\\.customer.*. Not with table.whitelist, table.blacklist, "
+                "timestamp.column.name or incrementing.column.name."
+            ),
+            group=database,
+            order_in_group=9,
+            width=Width.LONG,
+            display_name="Tables Included (Regex)",
+        )
+        .define(
+            TABLE_EXCLUDE_LIST_CONFIG,
+            type=ConfigType.LIST,
+            default="",
+            validator=REGEX_LIST,
+            importance=Importance.MEDIUM,
+            documentation=(
+                "Regular expressions matching the whole fully-qualified name of tables not to copy "
+                "among those table.include.list matches (which it requires)."
+            ),
+            group=database,
+            order_in_group=10,
+            width=Width.LONG,
+            display_name="Tables Excluded (Regex)",
+        )
+        .define(
             CATALOG_PATTERN_CONFIG,
             type=ConfigType.STRING,
             default=None,
             importance=Importance.MEDIUM,
             documentation="Only tables of catalogs (MySQL/MariaDB: databases) matching this LIKE pattern.",
             group=database,
-            order_in_group=9,
+            order_in_group=11,
             width=Width.SHORT,
             display_name="Catalog pattern to fetch table metadata from the database",
         )
@@ -142,7 +182,7 @@ def _source_config_def() -> ConfigDef:
                 "schema (PostgreSQL: every schema on the search path but the system ones)."
             ),
             group=database,
-            order_in_group=10,
+            order_in_group=12,
             width=Width.SHORT,
             display_name="Schema pattern to fetch table metadata from the database",
         )
@@ -153,7 +193,7 @@ def _source_config_def() -> ConfigDef:
             importance=Importance.LOW,
             documentation="Deprecated: true means numeric.mapping=precision_only.",
             group=database,
-            order_in_group=11,
+            order_in_group=13,
             width=Width.SHORT,
             display_name="Map Numeric Values By Precision (deprecated)",
         )
@@ -171,7 +211,7 @@ def _source_config_def() -> ConfigDef:
                 "as best_fit, and every column with a scale becomes FLOAT64."
             ),
             group=database,
-            order_in_group=12,
+            order_in_group=14,
             width=Width.SHORT,
             display_name="Map Numeric Values, Integral or Decimal, By Precision and Scale",
         )
@@ -455,8 +495,7 @@ class SourceSettings:
     query: str
     query_suffix: str
     quote_identifiers: bool
-    table_whitelist: tuple[str, ...]
-    table_blacklist: tuple[str, ...]
+    table_filter: TableFilter
     catalog_pattern: str | None
     schema_pattern: str | None
     table_types: tuple[str, ...]
@@ -473,8 +512,12 @@ class SourceSettings:
     tables: tuple[str, ...]
 
     @classmethod
-    def parse(cls, config: Mapping[str, str]) -> SourceSettings:
-        """Parse a connector or task config; raises ConfigException on a bad or unsupported value."""
+    def parse(cls, config: Mapping[str, str], *, check_table_filters: bool = True) -> SourceSettings:
+        """Parse a connector or task config; raises ConfigException on a bad or unsupported value.
+
+        With `check_table_filters`, the first of `table_filter_errors` is raised too (validate
+        passes False and reports them all, each on its key).
+        """
         p = SOURCE_CONFIG_DEF.parse(config)
         check_supported(config)
         isolation_mode = str(p[TRANSACTION_ISOLATION_MODE_CONFIG]).upper()
@@ -486,7 +529,7 @@ class SourceSettings:
         if numeric is None:
             numeric = "precision_only" if p[NUMERIC_PRECISION_MAPPING_CONFIG] else "none"
         tables = config.get(TABLES_CONFIG, "")
-        return cls(
+        settings = cls(
             connection=ConnectionSettings.from_parsed(p),
             mode=str(p[MODE_CONFIG]),
             incrementing_column=str(p[INCREMENTING_COLUMN_NAME_CONFIG] or ""),
@@ -496,8 +539,12 @@ class SourceSettings:
             query=str(p[QUERY_CONFIG] or ""),
             query_suffix=str(p[QUERY_SUFFIX_CONFIG] or ""),
             quote_identifiers=str(p[QUOTE_SQL_IDENTIFIERS_CONFIG]).lower() == "always",
-            table_whitelist=_strings(p[TABLE_WHITELIST_CONFIG]),
-            table_blacklist=_strings(p[TABLE_BLACKLIST_CONFIG]),
+            table_filter=TableFilter(
+                whitelist=_strings(p[TABLE_WHITELIST_CONFIG]),
+                blacklist=_strings(p[TABLE_BLACKLIST_CONFIG]),
+                include=_strings(p[TABLE_INCLUDE_LIST_CONFIG]),
+                exclude=_strings(p[TABLE_EXCLUDE_LIST_CONFIG]),
+            ),
             catalog_pattern=_optional(p[CATALOG_PATTERN_CONFIG]),
             schema_pattern=_optional(p[SCHEMA_PATTERN_CONFIG]),
             table_types=tuple(t.upper() for t in _strings(p[TABLE_TYPES_CONFIG])),
@@ -512,6 +559,20 @@ class SourceSettings:
             query_masked=bool(p[QUERY_MASKED_CONFIG]),
             isolation_mode=isolation_mode,
             tables=tuple(t for t in tables.split(",") if t) if tables else (),
+        )
+        if check_table_filters:
+            for key, messages in settings.table_filter_errors().items():
+                raise ConfigException(messages[0], name=key, value=config.get(key))
+        return settings
+
+    def table_filter_errors(self) -> dict[str, list[str]]:
+        """What Confluent's validation refuses in how the table-filtering keys are combined, per key."""
+        return table_filter_errors(
+            self.table_filter,
+            mode=self.mode,
+            query=self.query,
+            incrementing_column=self.incrementing_column,
+            timestamp_columns=self.timestamp_columns,
         )
 
     @property

@@ -1,4 +1,4 @@
-"""Which tables the source copies: the database's tables filtered by ``table.whitelist``/``table.blacklist``.
+"""Which tables the source copies: the database's tables, filtered as `kconnect_jdbc.source.filters` says.
 
 Used by the connector (at start and by its table monitor) and by validation.
 """
@@ -28,15 +28,13 @@ def all_tables(connection: Connection, dialect: DatabaseDialect, settings: Sourc
 
 
 def select_tables(found: list[TableId], settings: SourceSettings) -> list[TableId]:
-    """`found` narrowed to the whitelist, or without the blacklist (pure)."""
-    if settings.table_whitelist:
-        return [t for t in found if any(t.matches(name) for name in settings.table_whitelist)]
-    return [t for t in found if not any(t.matches(name) for name in settings.table_blacklist)]
+    """`found` narrowed by the table-filtering keys (pure)."""
+    return settings.table_filter.select(found)
 
 
 def missing_whitelisted(found: list[TableId], settings: SourceSettings) -> list[str]:
     """Whitelist entries that name no table found (pure)."""
-    return [name for name in settings.table_whitelist if not any(t.matches(name) for t in found)]
+    return settings.table_filter.missing_whitelisted(found)
 
 
 class TableMonitor:

@@ -1,10 +1,11 @@
 """What ``PUT .../JdbcSourceConnector/config/validate`` checks beyond the keys' types, against the database.
 
 Steps: the `ConfigDef` checks and the Confluent keys kconnect does not support; the mode must be
-set and fit the other keys; if the connection keys are valid, connect once within
-`VALIDATE_TIMEOUT_S` (failure: an error of ``connection.url``, the password never in it); then
-every whitelisted table must exist (``table.whitelist``) and have the incrementing and timestamp
-columns (``incrementing.column.name``, ``timestamp.column.name``).
+set and fit the other keys, and the table-filtering keys combine as Confluent allows; if the
+connection keys are valid, connect once within `VALIDATE_TIMEOUT_S` (failure: an error of
+``connection.url``, the password never in it); then every whitelisted table must exist
+(``table.whitelist``) and have the incrementing and timestamp columns
+(``incrementing.column.name``, ``timestamp.column.name``).
 """
 
 from __future__ import annotations
@@ -29,13 +30,11 @@ from kconnect_jdbc.source.config import (
     INCREMENTING_COLUMN_NAME_CONFIG,
     MODE_CONFIG,
     MODE_UNSPECIFIED,
-    QUERY_CONFIG,
     SOURCE_CONFIG_DEF,
-    TABLE_BLACKLIST_CONFIG,
-    TABLE_WHITELIST_CONFIG,
     TIMESTAMP_COLUMN_NAME_CONFIG,
     SourceSettings,
 )
+from kconnect_jdbc.source.filters import TABLE_WHITELIST_CONFIG
 from kconnect_jdbc.source.tables import all_tables, missing_whitelisted, select_tables
 from kconnect_jdbc.unsupported import add_unsupported_errors
 
@@ -58,22 +57,15 @@ def validate_source(config: Mapping[str, str]) -> dict[str, ConfigValue]:
     if any(values[k].errors for k in values):
         return values
     try:
-        settings = SourceSettings.parse(config)
+        settings = SourceSettings.parse(config, check_table_filters=False)
     except ConfigException as e:
         values[e.name or MODE_CONFIG].add_error(str(e))
         return values
     if settings.mode == MODE_UNSPECIFIED:
         values[MODE_CONFIG].add_error("Query mode must be specified")
-    if settings.query and (settings.table_whitelist or settings.table_blacklist):
-        message = (
-            "Do not specify table filtering configs with 'query'. Remove table.whitelist / "
-            "table.blacklist when using query mode or 'query' when using table filtering mode."
-        )
-        values[QUERY_CONFIG].add_error(message)
-    if settings.table_whitelist and settings.table_blacklist:
-        message = "table.whitelist and table.blacklist are exclusive: set one of them, not both"
-        values[TABLE_WHITELIST_CONFIG].add_error(message)
-        values[TABLE_BLACKLIST_CONFIG].add_error(message)
+    for key, messages in settings.table_filter_errors().items():
+        for message in messages:
+            values[key].add_error(message)
     if settings.uses_timestamp and not settings.timestamp_columns:
         values[TIMESTAMP_COLUMN_NAME_CONFIG].add_error(
             f"timestamp.column.name must be set in mode '{settings.mode}'"
