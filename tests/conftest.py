@@ -78,6 +78,54 @@ def unique_topic(request: pytest.FixtureRequest) -> str:
     return f"{stem}-{uuid.uuid4().hex[:8]}"
 
 
+# --- Schema registry ---------------------------------------------------------------------------------------
+# Apicurio Registry serving Confluent's API (tests/schema_registry_server.py), started on first use. Its
+# global compatibility is BACKWARD, Confluent's default. A test that stops or halts a session registry
+# starts or resumes it again before it ends; one that changes the global level uses
+# `registry_compatibility`.
+
+
+@pytest.fixture(scope="session")
+def schema_registry() -> Iterator[Any]:
+    """One Apicurio Registry over HTTP for the session: ``.url`` is ``schema.registry.url``."""
+    from tests.schema_registry_server import ApicurioRegistry
+
+    with ApicurioRegistry() as registry:
+        registry.set_compatibility("BACKWARD")
+        yield registry
+
+
+@pytest.fixture
+def registry_compatibility(schema_registry: Any) -> Iterator[Any]:
+    """The session registry, its global compatibility put back to BACKWARD when the test ends."""
+    yield schema_registry
+    schema_registry.start()
+    schema_registry.resume()
+    schema_registry.set_compatibility("BACKWARD")
+
+
+@pytest.fixture(scope="session")
+def schema_registry_ca(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The throwaway CA (`tests.throwaway_ca.CertificateAuthority`) of `schema_registry_tls`; it can
+    issue client certificates too."""
+    from tests.throwaway_ca import make_ca
+
+    return make_ca(tmp_path_factory.mktemp("registry-ca"))
+
+
+@pytest.fixture(scope="session")
+def schema_registry_tls(schema_registry_ca: Any) -> Iterator[Any]:
+    """One Apicurio Registry over HTTPS for the session, its certificate issued by `schema_registry_ca`
+    for 127.0.0.1 and localhost: ``.url`` is ``https://...``, ``.tls.ca`` the CA's PEM file."""
+    from tests.schema_registry_server import ApicurioRegistry, RegistryTls
+
+    server = schema_registry_ca.issue("registry")
+    tls = RegistryTls(key=server.key, certificate=server.certificate, ca=schema_registry_ca.certificate)
+    with ApicurioRegistry(tls=tls) as registry:
+        registry.set_compatibility("BACKWARD")
+        yield registry
+
+
 # --- kconnect workers ------------------------------------------------------------------------------------
 
 
