@@ -23,7 +23,6 @@ def test_a_non_default_value_is_an_error_naming_the_key() -> None:
 @pytest.mark.parametrize(
     ("key", "default"),
     [
-        ("timestamp.granularity", "connect_logical"),
         ("replace.null.with.default", "true"),
         ("mssql.use.merge.holdlock", "true"),
         ("trim.sensitive.log", "false"),
@@ -37,15 +36,15 @@ def test_the_default_value_is_accepted(key: str, default: str) -> None:
 
 
 def test_every_key_listed_has_a_reason() -> None:
-    assert len(UNSUPPORTED_KEYS) == 14
-    assert not {"table.include.list", "table.exclude.list"} & set(UNSUPPORTED_KEYS)
+    assert len(UNSUPPORTED_KEYS) == 13
+    assert not {"table.include.list", "table.exclude.list", "timestamp.granularity"} & set(UNSUPPORTED_KEYS)
     assert all(spec.reason for spec in UNSUPPORTED_KEYS.values())
 
 
 def test_both_connectors_refuse_them_at_parse() -> None:
-    with pytest.raises(ConfigException, match=r"timestamp\.granularity is not supported") as raised:
-        SourceSettings.parse({**SOURCE, "timestamp.granularity": "nanos_long"})
-    assert raised.value.name == "timestamp.granularity"
+    with pytest.raises(ConfigException, match=r"poll\.linger\.ms is not supported") as raised:
+        SourceSettings.parse({**SOURCE, "poll.linger.ms": "100"})
+    assert raised.value.name == "poll.linger.ms"
     with pytest.raises(ConfigException, match=r"replace\.null\.with\.default is not supported"):
         SinkSettings.parse({**SINK, "replace.null.with.default": "false"})
 

@@ -35,9 +35,6 @@ UNSUPPORTED_KEYS: Mapping[str, UnsupportedKey] = {
         "per-table incrementing columns are not implemented; use one connector per set of tables "
         "with incrementing.column.name"
     ),
-    "timestamp.granularity": _key(
-        "timestamps are always the Connect Timestamp logical type (millisecond precision)", "connect_logical"
-    ),
     "max.buffer.size": _key("the source reads batch.max.rows rows per poll and buffers nothing more"),
     "poll.linger.ms": _key("a poll returns as soon as one table has rows; there is no lingering"),
     "date.calendar.system": _key(

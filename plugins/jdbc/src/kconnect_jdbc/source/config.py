@@ -30,6 +30,7 @@ from kconnect_jdbc.source.filters import (
     TableFilter,
     table_filter_errors,
 )
+from kconnect_jdbc.source.granularity import CONNECT_LOGICAL, GRANULARITIES
 from kconnect_jdbc.unsupported import check_supported
 
 CATALOG_PATTERN_CONFIG = "catalog.pattern"
@@ -40,6 +41,7 @@ MODE_CONFIG = "mode"
 INCREMENTING_COLUMN_NAME_CONFIG = "incrementing.column.name"
 TIMESTAMP_COLUMN_NAME_CONFIG = "timestamp.column.name"
 TIMESTAMP_INITIAL_CONFIG = "timestamp.initial"
+TIMESTAMP_GRANULARITY_CONFIG = "timestamp.granularity"
 VALIDATE_NON_NULL_CONFIG = "validate.non.null"
 QUERY_CONFIG = "query"
 QUERY_SUFFIX_CONFIG = "query.suffix"
@@ -281,6 +283,24 @@ def _source_config_def() -> ConfigDef:
             display_name="Unix time value of initial timestamp",
         )
         .define(
+            TIMESTAMP_GRANULARITY_CONFIG,
+            type=ConfigType.STRING,
+            default=CONNECT_LOGICAL,
+            validator=one_of_ignoring_case(*GRANULARITIES),
+            importance=Importance.LOW,
+            documentation=(
+                "How timestamp columns appear in records. connect_logical: the Connect Timestamp "
+                "logical type (milliseconds). micros_long / nanos_long: epoch microseconds / "
+                "nanoseconds as an INT64; micros_string / nanos_string: the same as a string; "
+                "micros_iso_datetime_string / nanos_iso_datetime_string: yyyy-MM-ddTHH:mm:ss.SSSSSS "
+                "/ .SSSSSSSSS in db.timezone. Offsets are stored the same way whatever the choice."
+            ),
+            group=MODE_GROUP,
+            order_in_group=12,
+            width=Width.SHORT,
+            display_name="Timestamp granularity for timestamp columns",
+        )
+        .define(
             VALIDATE_NON_NULL_CONFIG,
             type=ConfigType.BOOLEAN,
             default=True,
@@ -491,6 +511,7 @@ class SourceSettings:
     incrementing_column: str
     timestamp_columns: tuple[str, ...]
     timestamp_initial: int | None
+    timestamp_granularity: str
     validate_non_null: bool
     query: str
     query_suffix: str
@@ -535,6 +556,7 @@ class SourceSettings:
             incrementing_column=str(p[INCREMENTING_COLUMN_NAME_CONFIG] or ""),
             timestamp_columns=_strings(p[TIMESTAMP_COLUMN_NAME_CONFIG]),
             timestamp_initial=p[TIMESTAMP_INITIAL_CONFIG],  # type: ignore[arg-type]
+            timestamp_granularity=str(p[TIMESTAMP_GRANULARITY_CONFIG]).lower(),
             validate_non_null=bool(p[VALIDATE_NON_NULL_CONFIG]),
             query=str(p[QUERY_CONFIG] or ""),
             query_suffix=str(p[QUERY_SUFFIX_CONFIG] or ""),

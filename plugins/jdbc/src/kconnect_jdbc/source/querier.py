@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kconnect import SourceRecord, Struct
+from kconnect.data.logical import Timestamp
 from kconnect.data.schema import Schema, SchemaBuilder, Type
 from kconnect.errors import ConnectError
 from sqlalchemy import Connection, CursorResult, text
@@ -25,6 +26,7 @@ from sqlalchemy import Connection, CursorResult, text
 from kconnect_jdbc.dialect import DatabaseDialect
 from kconnect_jdbc.reflection import ColumnDefinition
 from kconnect_jdbc.schemas import ValueConverter, to_utc_timestamp, value_converter
+from kconnect_jdbc.source.granularity import CONNECT_LOGICAL, timestamp_field
 from kconnect_jdbc.source.offsets import TimestampIncrementingOffset
 
 log = logging.getLogger(__name__)
@@ -58,26 +60,45 @@ class QuerySource:
 
 
 class RowMapper:
-    """Turns result rows into Structs of one Connect schema (built from the columns once)."""
+    """Turns result rows into Structs of one Connect schema (built from the columns once).
 
-    def __init__(self, schema_name: str | None, columns: Sequence[tuple[str, Schema | None]], time_zone: str):
+    Timestamp columns take the form ``timestamp.granularity`` asks for (`timestamp_field`).
+    """
+
+    def __init__(
+        self,
+        schema_name: str | None,
+        columns: Sequence[tuple[str, Schema | None]],
+        time_zone: str,
+        granularity: str = CONNECT_LOGICAL,
+    ):
+        zone = zoneinfo.ZoneInfo(time_zone)
         builder = SchemaBuilder.struct()
         if schema_name:
             builder.name(schema_name)
         self.positions: list[int] = []
         self.converters: list[ValueConverter] = []
+        #: Per field, the driver's Python type that needs no conversion (None: always convert).
+        self.native_types: list[type | None] = []
         for position, (name, schema) in enumerate(columns):
             if schema is None:
                 log.warning("Ignoring column %s of %s: its type has no Connect equivalent", name, schema_name)
                 continue
+            converter = value_converter(schema, time_zone)
+            native = None if schema.name else _NATIVE_TYPES.get(schema.type)
+            rendered = (
+                timestamp_field(granularity, schema.optional, zone)
+                if schema.name == Timestamp.LOGICAL_NAME
+                else None
+            )
+            if rendered is not None:
+                schema, render = rendered
+                converter = _composed(render, converter)
             builder.field(name, schema)
             self.positions.append(position)
-            self.converters.append(value_converter(schema, time_zone))
+            self.converters.append(converter)
+            self.native_types.append(native)
         self.schema = builder.build()
-        self.native_types = [
-            None if field.schema.name else _NATIVE_TYPES.get(field.schema.type)
-            for field in self.schema.fields
-        ]
         self.all_positions = self.positions == list(range(len(columns)))
 
     def to_structs(self, rows: Sequence[Sequence[Any]]) -> list[Struct]:
@@ -106,13 +127,24 @@ class RowMapper:
         return [trusted(schema, list(values)) for values in zip(*columns, strict=True)]
 
 
+def _composed(outer: Callable[[Any], Any], inner: ValueConverter) -> ValueConverter:
+    return lambda value: outer(inner(value))
+
+
 class TableQuerier(ABC):
     """One table or query being copied; `read` is called by the task's poll when it is due."""
 
     def __init__(
-        self, source: QuerySource, dialect: DatabaseDialect, *, query_suffix: str, time_zone: str
+        self,
+        source: QuerySource,
+        dialect: DatabaseDialect,
+        *,
+        query_suffix: str,
+        time_zone: str,
+        timestamp_granularity: str = CONNECT_LOGICAL,
     ) -> None:
         self.source = source
+        self.timestamp_granularity = timestamp_granularity
         self.dialect = dialect
         self.query_suffix = query_suffix
         self.time_zone = time_zone
@@ -179,7 +211,7 @@ class TableQuerier(ABC):
             columns = [(name, by_name.get(name)) for name in names]
         else:
             columns = [(c.name, c.schema) for c in self.dialect.query_columns(description, rows)]
-        return RowMapper(self.source.schema_name, columns, self.time_zone)
+        return RowMapper(self.source.schema_name, columns, self.time_zone, self.timestamp_granularity)
 
     def close(self, connection: Connection) -> None:
         """End the result in progress and its transaction; the querier is exhausted until next due."""
@@ -235,8 +267,15 @@ class TimestampIncrementingQuerier(TableQuerier):
         timestamp_columns: Sequence[str],
         offset: TimestampIncrementingOffset,
         timestamp_delay_ms: int,
+        timestamp_granularity: str = CONNECT_LOGICAL,
     ) -> None:
-        super().__init__(source, dialect, query_suffix=query_suffix, time_zone=time_zone)
+        super().__init__(
+            source,
+            dialect,
+            query_suffix=query_suffix,
+            time_zone=time_zone,
+            timestamp_granularity=timestamp_granularity,
+        )
         self.quote = quote
         self.incrementing_column = incrementing_column
         self.timestamp_columns = list(timestamp_columns)

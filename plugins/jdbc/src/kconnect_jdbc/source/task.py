@@ -120,7 +120,11 @@ class JdbcSourceTask(SourceTask):
         )
         if settings.mode == MODE_BULK:
             return BulkQuerier(
-                source, dialect, query_suffix=settings.query_suffix, time_zone=settings.db_timezone
+                source,
+                dialect,
+                query_suffix=settings.query_suffix,
+                time_zone=settings.db_timezone,
+                timestamp_granularity=settings.timestamp_granularity,
             )
         incrementing = self._incrementing_column(table_id) if settings.uses_incrementing else None
         if table_id is not None and settings.validate_non_null:
@@ -130,6 +134,7 @@ class JdbcSourceTask(SourceTask):
             dialect,
             query_suffix=settings.query_suffix,
             time_zone=settings.db_timezone,
+            timestamp_granularity=settings.timestamp_granularity,
             quote=self.quote,
             incrementing_column=incrementing,
             timestamp_columns=settings.timestamp_columns if settings.uses_timestamp else (),
