@@ -1,12 +1,14 @@
 """The database edge: open an engine (bounded connect time, ``connection.attempts``), name errors safely.
 
 Connectors and tasks call `open_database`; validation calls `probe`. Every error text that leaves
-this module went through `redact`, so the password never reaches a log, a REST answer or a trace.
+this module went through `redact`, so the password never reaches a log, a REST answer or a trace;
+`redacted_error_text` keeps even the database's message out (the sink's ``trim.sensitive.log``).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass
 
@@ -56,6 +58,29 @@ def error_text(error: BaseException, settings: ConnectionSettings) -> str:
     original = getattr(error, "orig", None) or error
     message = str(original).strip().splitlines()[0] if str(original).strip() else type(original).__name__
     return redact(message, settings)
+
+
+def redacted_error_text(error: BaseException) -> str:
+    """A database error without its message: ``<redacted> [class=...; SQLState=...; errorCode=...]``.
+
+    Confluent's ``LogUtil.redactSensitiveData``: a driver's message may quote row values (MySQL's
+    "Duplicate entry 'alice@example.com'"), so only the driver's exception class, its SQLSTATE
+    (five letters or digits, else ``<invalid>``; ``null`` when the driver has none) and its
+    numeric error code (0 when it has none) are kept.
+    """
+    original = getattr(error, "orig", None) or error
+    kind = type(original)
+    sqlstate = getattr(original, "sqlstate", None)
+    if sqlstate is not None:
+        sqlstate = sqlstate if re.fullmatch(r"[A-Za-z0-9]{5}", str(sqlstate)) else "<invalid>"
+    code = getattr(original, "sqlite_errorcode", None)
+    if code is None:
+        args = getattr(original, "args", ())
+        code = args[0] if args and isinstance(args[0], int) else 0
+    return (
+        f"<redacted> [class={kind.__module__}.{kind.__qualname__}; "
+        f"SQLState={'null' if sqlstate is None else sqlstate}; errorCode={code}]"
+    )
 
 
 def make_database(settings: ConnectionSettings, *, time_zone: str, connect_timeout_s: int) -> Database:

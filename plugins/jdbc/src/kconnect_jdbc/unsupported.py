@@ -53,11 +53,6 @@ UNSUPPORTED_KEYS: Mapping[str, UnsupportedKey] = {
     ),
     "string.output.value.column.name": _key("record values must be Structs with a schema"),
     "mssql.use.merge.holdlock": _key("there is no SQL Server dialect", "true"),
-    "trim.sensitive.log": _key(
-        "trimming database error messages in logs is not implemented; they are logged as the driver "
-        "words them (the password is always removed)",
-        "false",
-    ),
 }
 
 

@@ -28,6 +28,7 @@ AUTO_CREATE_CONFIG = "auto.create"
 AUTO_EVOLVE_CONFIG = "auto.evolve"
 MAX_RETRIES_CONFIG = "max.retries"
 RETRY_BACKOFF_MS_CONFIG = "retry.backoff.ms"
+TRIM_SENSITIVE_LOG_CONFIG = "trim.sensitive.log"
 
 INSERT_MODES = ("insert", "upsert", "update")
 PK_MODES = ("none", "kafka", "record_key", "record_value")
@@ -214,6 +215,17 @@ def _sink_config_def() -> ConfigDef:
             width=Width.SHORT,
             display_name="Retry Backoff (millis)",
         )
+        .define(
+            TRIM_SENSITIVE_LOG_CONFIG,
+            type=ConfigType.BOOLEAN,
+            default=False,
+            importance=Importance.LOW,
+            documentation=(
+                "Keep the database's error messages, which may quote row values, out of the task's "
+                "logs, its failure trace and its retries: a failed write is reported as <redacted> "
+                "[class=...; SQLState=...; errorCode=...]."
+            ),
+        )
     )
 
 
@@ -239,6 +251,7 @@ class SinkSettings:
     quote_identifiers: bool
     max_retries: int
     retry_backoff_ms: int
+    trim_sensitive_log: bool
 
     @classmethod
     def parse(cls, config: Mapping[str, str]) -> SinkSettings:
@@ -261,6 +274,7 @@ class SinkSettings:
             quote_identifiers=str(p[QUOTE_SQL_IDENTIFIERS_CONFIG]).lower() == "always",
             max_retries=int(p[MAX_RETRIES_CONFIG]),  # type: ignore[call-overload]
             retry_backoff_ms=int(p[RETRY_BACKOFF_MS_CONFIG]),  # type: ignore[call-overload]
+            trim_sensitive_log=bool(p[TRIM_SENSITIVE_LOG_CONFIG]),
         )
 
 
