@@ -126,6 +126,17 @@ def schema_registry_tls(schema_registry_ca: Any) -> Iterator[Any]:
         yield registry
 
 
+@pytest.fixture(scope="session")
+def schema_registry_basic_auth() -> Iterator[Any]:
+    """One Apicurio Registry over HTTP for the session whose API requires HTTP basic auth: ``.users`` is
+    ``{"registry-user": "registry-pw"}``, so ``basic.auth.user.info`` is ``registry-user:registry-pw``."""
+    from tests.schema_registry_server import ApicurioRegistry
+
+    with ApicurioRegistry(users={"registry-user": "registry-pw"}) as registry:
+        registry.set_compatibility("BACKWARD")
+        yield registry
+
+
 # --- kconnect workers ------------------------------------------------------------------------------------
 
 

@@ -4,6 +4,7 @@ and confluent-kafka's own client against it."""
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import ssl
@@ -14,6 +15,9 @@ import httpx
 import pytest
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from confluent_kafka.schema_registry.error import SchemaRegistryError
+from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from tests.schema_registry_server import CONTENT_TYPE
 
@@ -144,3 +148,51 @@ def test_the_tls_registry_answers_over_https_with_the_test_ca_only(schema_regist
 
     client = SchemaRegistryClient({"url": registry.url, "ssl.ca.location": str(registry.tls.ca)})
     assert client.get_subjects()
+
+
+def test_the_basic_auth_registry_refuses_requests_without_its_users_credentials(
+    schema_registry_basic_auth: Any,
+) -> None:
+    registry = schema_registry_basic_auth
+    ((user, password),) = registry.users.items()
+    with registry.client() as http:
+        assert register(http, subject(), avro_record("Guarded", ("a", "int"))).status_code == 200
+    for auth in [None, (user, "wrong"), ("someone-else", password)]:
+        refused = httpx.get(registry.url + "/subjects", auth=auth, timeout=10)
+        assert refused.status_code == 401, (auth, refused.text)
+    anonymous = httpx.post(
+        registry.url + f"/subjects/{subject()}/versions", json={"schema": '"string"'}, timeout=10
+    )
+    assert anonymous.status_code == 401
+
+    client = SchemaRegistryClient({"url": registry.url, "basic.auth.user.info": f"{user}:{password}"})
+    assert client.get_subjects()
+    with pytest.raises(SchemaRegistryError) as unauthorised:
+        SchemaRegistryClient({"url": registry.url}).get_subjects()
+    assert unauthorised.value.http_status_code == 401
+
+
+def test_protobuf_schemas_are_echoed_as_registered_base64_or_text(schema_registry: Any) -> None:
+    """confluent-kafka's Python serializer registers a base64 FileDescriptorProto and reads it back;
+    a ``.proto`` text comes back as text even with ``?format=serialized`` (Confluent converts)."""
+    file = descriptor_pb2.FileDescriptorProto(name="reading.proto", package="kc", syntax="proto3")
+    file.message_type.add(name="Reading").field.add(name="a", number=1, type=5, label=1)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    reading = message_factory.GetMessageClass(pool.FindMessageTypeByName("kc.Reading"))
+    client = SchemaRegistryClient({"url": schema_registry.url})
+    topic = subject().removesuffix("-value")
+    context = SerializationContext(topic, MessageField.VALUE)
+
+    data = ProtobufSerializer(reading, client, {"use.deprecated.format": False})(reading(a=7), context)
+    assert data is not None
+    schema_id = int.from_bytes(data[1:5], "big")
+    registered = client.get_schema(schema_id)
+    assert base64.b64decode(registered.schema_str) == file.SerializeToString()
+    deserializer = ProtobufDeserializer(reading, {"use.deprecated.format": False}, client)
+    assert deserializer(data, context).a == 7
+
+    text = 'syntax = "proto3";\npackage kc;\n\nmessage Reading {\n  int32 a = 1;\n}\n'
+    text_id = client.register_schema(subject(), Schema(text, "PROTOBUF"))
+    with schema_registry.client() as http:
+        assert http.get(f"/schemas/ids/{text_id}", params={"format": "serialized"}).json()["schema"] == text
