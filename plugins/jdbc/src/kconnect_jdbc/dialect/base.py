@@ -126,6 +126,10 @@ class DatabaseDialect(Protocol):
         """The column type ``auto.create``/``auto.evolve`` give a field of Connect schema `schema`."""
         ...
 
+    def binary_literal(self, value: bytes) -> str:
+        """The SQL literal of bytes, as a BYTES field's column default (``auto.create``)."""
+        ...
+
     def fold_identifier(self, name: str) -> str:
         """How the database stores an unquoted identifier (``quote.sql.identifiers=never``)."""
         ...

@@ -149,6 +149,10 @@ class GenericDialect:
         """The generic SQL type of a Connect schema (Confluent's ``getSqlType``)."""
         return generic_column_type(schema)
 
+    def binary_literal(self, value: bytes) -> str:
+        """The standard hexadecimal literal, ``X'0aff'`` (Confluent's ``appendBinaryLiteral``)."""
+        return f"X'{value.hex()}'"
+
     def fold_identifier(self, name: str) -> str:
         """Unquoted identifiers are kept as written."""
         return name

@@ -180,6 +180,10 @@ class PostgreSqlDialect(GenericDialect):
             # The same error SQLAlchemy raises for a failed statement, so callers retry or fail alike.
             raise DBAPIError.instance(sql, None, e, psycopg.Error) from e
 
+    def binary_literal(self, value: bytes) -> str:
+        """A bytea literal, ``'\\x0aff'::bytea`` (``X'0aff'`` is a bit string in PostgreSQL)."""
+        return f"'\\x{value.hex()}'::bytea"
+
     def fold_identifier(self, name: str) -> str:
         """PostgreSQL folds unquoted identifiers to lower case."""
         return name.lower()

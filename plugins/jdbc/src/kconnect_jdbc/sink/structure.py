@@ -3,19 +3,23 @@
 Confluent's ``DbStructure``: the writer calls `TableStructure.ensure` before writing a batch; it
 returns the reflected SQLAlchemy `Table` the statements are built on, cached until it changes.
 DDL runs on its own connection (MySQL commits implicitly around DDL), before the data transaction.
+A field with a default value gets a column with that ``DEFAULT`` (`default_clause`), nullable as
+Confluent writes it (a default and no NULL/NOT NULL), except in the key.
 """
 
 from __future__ import annotations
 
 import logging
+import zoneinfo
 from collections.abc import Callable
 
 from kconnect.errors import ConnectError
-from sqlalchemy import Column, Engine, MetaData, PrimaryKeyConstraint, Table, text
+from sqlalchemy import Column, Engine, MetaData, PrimaryKeyConstraint, Table, TextClause, text
 from sqlalchemy.exc import NoSuchTableError
 from sqlalchemy.schema import CreateColumn
 
 from kconnect_jdbc.dialect import DatabaseDialect, TableId
+from kconnect_jdbc.sink.defaults import default_clause
 from kconnect_jdbc.sink.fields import FieldsMetadata, SinkField
 
 log = logging.getLogger(__name__)
@@ -32,8 +36,10 @@ class TableStructure:
         auto_create: bool,
         auto_evolve: bool,
         column_name: Callable[[str], str],
+        time_zone: str = "UTC",
     ) -> None:
         self.engine = engine
+        self.zone = zoneinfo.ZoneInfo(time_zone)
         self.dialect = dialect
         self.auto_create = auto_create
         self.auto_evolve = auto_evolve
@@ -85,11 +91,17 @@ class TableStructure:
         except NoSuchTableError:
             return None
 
+    def _default(self, field: SinkField) -> TextClause | None:
+        clause = default_clause(field.schema, self.dialect, self.engine.dialect, self.zone)
+        return None if clause is None else text(clause)
+
     def _column(self, field: SinkField) -> Column[object]:
+        default = self._default(field)
         return Column(
             self.column_name(field.name),
             self.dialect.column_type(field.schema, is_key=field.is_key),
-            nullable=field.schema.optional and not field.is_key,
+            nullable=(field.schema.optional or default is not None) and not field.is_key,
+            server_default=default,
             # A key column holds the record's value as is, as Confluent creates it: never a serial
             # or AUTO_INCREMENT column, which would store a key of 0 under the next number.
             autoincrement=False,
@@ -123,7 +135,9 @@ class TableStructure:
         with self.engine.begin() as connection:
             for field in missing:
                 column = Column(
-                    self.column_name(field.name), self.dialect.column_type(field.schema, is_key=False)
+                    self.column_name(field.name),
+                    self.dialect.column_type(field.schema, is_key=False),
+                    server_default=self._default(field),
                 )
                 definition = CreateColumn(column).compile(dialect=connection.dialect)
                 log.info("Adding column %s to table %s", field.name, table_id.qualified)

@@ -58,6 +58,7 @@ class JdbcDbWriter:
             auto_create=settings.auto_create,
             auto_evolve=settings.auto_evolve,
             column_name=fold,
+            time_zone=settings.db_timezone,
         )
         self._table_ids: dict[str, TableId] = {}
 
