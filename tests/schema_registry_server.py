@@ -153,11 +153,12 @@ def class_archive(jar: Path) -> Path | None:
     java = Path(kafka_broker_script._java()).resolve()
     key = hashlib.sha1(f"{java}:{java.stat().st_mtime_ns}".encode()).hexdigest()[:12]
     archive = jar.parent.parent / f"classes-{key}.jsa"
-    if archive.is_file():
-        return archive
+    failed = archive.with_suffix(".failed")  # tried once: do not spend the first run again
+    if archive.is_file() or failed.is_file():
+        return archive if archive.is_file() else None
     with kafka_broker_script._locked(jar.parent.parent / ".archive.lock"):
-        if archive.is_file():
-            return archive
+        if archive.is_file() or failed.is_file():
+            return archive if archive.is_file() else None
         partial = archive.with_suffix(".partial")
         maker = ApicurioRegistry(dump_classes=partial)
         try:
@@ -166,8 +167,10 @@ def class_archive(jar: Path) -> Path | None:
         except RegistryError as exc:
             logger.warning("could not make the registry's class archive: %s", exc)
         finally:
+            log = kafka_broker_script._tail(maker.log_path, 40)  # close() deletes it
             maker.close(timeout=120.0)
         if not partial.is_file():
+            failed.write_text(f"the first run made no archive; its log ended:\n{log}\n", encoding="utf-8")
             return None
         partial.rename(archive)
         return archive
@@ -418,3 +421,15 @@ def _wait_refused(port: int, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and kafka_broker_script._port_open(port):
         time.sleep(0.05)
+
+
+def main() -> int:
+    """``python -m tests.schema_registry_server``: fetch the registry and make its class archive now,
+    as tox does before the tests, so no test's time limit pays for it."""
+    jar = fetch_registry()
+    print(class_archive(jar) or jar)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
