@@ -13,7 +13,6 @@ thread cannot go faster, whatever the other core does.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -26,6 +25,7 @@ from engines import (
     EngineRun,
     KafkaBroker,
     count_lines,
+    cpu_seconds,
     create_topic,
     fresh_topic,
     process_tree,
@@ -35,14 +35,6 @@ from engines import (
 
 LINES = 3_000_000
 WINDOW_S = 10.0
-
-
-def _cpu_s(pid: int) -> float:
-    try:
-        fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _label(command: str) -> str:
@@ -76,9 +68,9 @@ def measure(engine: str, broker: KafkaBroker, converter: str, folder: Path) -> N
         table = processes()
         assert run.process is not None
         pids = process_tree(run.process.pid, table) + [p for p, (_, c) in table.items() if "kafka.Kafka" in c]
-        before, lines_before, started = {p: _cpu_s(p) for p in pids}, count_lines(sink), time.monotonic()
+        before, lines_before, started = {p: cpu_seconds(p) for p in pids}, count_lines(sink), time.monotonic()
         time.sleep(WINDOW_S)
-        after, lines_after, ended = {p: _cpu_s(p) for p in pids}, count_lines(sink), time.monotonic()
+        after, lines_after, ended = {p: cpu_seconds(p) for p in pids}, count_lines(sink), time.monotonic()
     moved = lines_after - lines_before
     print(f"{engine}, {converter}: {moved / (ended - started):,.0f} lines/s")
     for pid in pids:

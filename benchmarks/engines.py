@@ -8,6 +8,7 @@ the converter settings the scenarios compare.
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import time
@@ -111,6 +112,19 @@ def process_tree(pid: int, table: dict[int, tuple[int, str]] | None = None) -> l
     return result
 
 
+def cpu_seconds(pid: int, *, children: bool = False) -> float:
+    """User plus system CPU time of `pid` from /proc (0 once it is gone); with `children`, also that of
+    its children it has waited for (their time is then no longer in any live process)."""
+    try:
+        fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12])
+    if children:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def fresh_topic(stem: str) -> str:
     """A topic name no earlier run used."""
     return f"{stem}-{time.monotonic_ns()}"
@@ -126,6 +140,8 @@ class EngineRun:
     worker_props: Mapping[str, str] = field(default_factory=dict)
     connectors: list[Mapping[str, str]] = field(default_factory=list)
     heap: str = "1g"
+    #: Variables added to the worker's environment (``PYTHONPATH`` for a plugin of the benchmark's own).
+    env: Mapping[str, str] = field(default_factory=dict)
     started: float = 0.0
     process: subprocess.Popen[bytes] | None = None
 
@@ -156,7 +172,13 @@ class EngineRun:
             command = java_connect_command(worker, *files, heap=self.heap)
         self._log = (self.folder / "worker.log").open("w")
         self.started = time.monotonic()
-        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, cwd=self.folder)
+        self.process = subprocess.Popen(
+            command,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            cwd=self.folder,
+            env={**os.environ, **self.env} if self.env else None,
+        )
         return self
 
     def alive(self) -> None:

@@ -13,7 +13,12 @@ from typing import Any
 Raw = Mapping[str, Mapping[str, Mapping[str, list[float]]]]
 """case -> engine -> figure -> one value per round."""
 
-COLOURS = {"java": "#dd8452", "kconnect": "#4c72b0"}
+COLOURS = {"java": "#dd8452", "kconnect": "#4c72b0", "json": "#dd8452", "avro": "#4c72b0"}
+
+Columns = Sequence[tuple[str, str]]
+"""The two engines (or settings) compared, as (key in the raw figures, label); the ratio is second / first."""
+
+ENGINES: Columns = (("java", "Java"), ("kconnect", "kconnect"))
 
 
 def median(values: Sequence[float]) -> float:
@@ -52,30 +57,32 @@ def table(
     summary: Mapping[str, Any],
     figures: Sequence[tuple[str, str, str, bool]],
     case_title: str = "case",
+    columns: Columns = ENGINES,
 ) -> str:
     """A Markdown table: one row per case and figure, Java and kconnect as median (min-max), and the ratio.
 
     `figures` are (key, label, unit, higher_is_better); the ratio is kconnect / Java, and a note says
-    which way is better.
+    which way is better. `columns` compares two other keys of the raw figures instead.
     """
+    (first, first_label), (second, second_label) = columns
     rows = [
-        f"| {case_title} | figure | Java | kconnect | kconnect / Java |",
+        f"| {case_title} | figure | {first_label} | {second_label} | {second_label} / {first_label} |",
         "|---|---|---|---|---|",
     ]
     for case, engines in summary.items():
         for key, label, unit, higher in figures:
             cells = []
-            for engine in ("java", "kconnect"):
+            for engine in (first, second):
                 f = engines.get(engine, {}).get(key)
                 cells.append(
                     "n/a"
                     if f is None
                     else f"{_format(f['median'], unit)} ({_format(f['min'], unit)}-{_format(f['max'], unit)})"
                 )
-            java, ours = (engines.get(e, {}).get(key) for e in ("java", "kconnect"))
+            base, other = (engines.get(e, {}).get(key) for e in (first, second))
             ratio = (
-                f"{ours['median'] / java['median']:.2f}x ({'higher' if higher else 'lower'} is better)"
-                if java and ours and java["median"]
+                f"{other['median'] / base['median']:.2f}x ({'higher' if higher else 'lower'} is better)"
+                if base and other and base["median"]
                 else "n/a"
             )
             rows.append(f"| {case} | {label}, {unit} | {cells[0]} | {cells[1]} | {ratio} |")
@@ -87,8 +94,10 @@ def bar_chart(
     panels: Sequence[tuple[str, str]],
     title: str,
     path: Path,
+    columns: Columns = ENGINES,
 ) -> None:
-    """Grouped bars (Java and kconnect per case) with min-max whiskers, one panel per (figure, label)."""
+    """Grouped bars (Java and kconnect per case, or `columns`) with min-max whiskers, one panel per
+    (figure, label)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -98,7 +107,7 @@ def bar_chart(
     fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
     width = 0.38
     for axis, (key, label) in zip(axes[0], panels, strict=True):
-        for offset, engine in ((-width / 2, "java"), (width / 2, "kconnect")):
+        for offset, (engine, engine_label) in zip((-width / 2, width / 2), columns, strict=True):
             xs, heights, low, high = [], [], [], []
             for i, case in enumerate(cases):
                 f = summary[case].get(engine, {}).get(key)
@@ -109,7 +118,7 @@ def bar_chart(
                 low.append(f["median"] - f["min"])
                 high.append(f["max"] - f["median"])
             bars = axis.bar(
-                xs, heights, width, yerr=[low, high], capsize=3, label=engine, color=COLOURS[engine]
+                xs, heights, width, yerr=[low, high], capsize=3, label=engine_label, color=COLOURS[engine]
             )
             axis.bar_label(bars, labels=[_short(h) for h in heights], fontsize=7, padding=2)
         axis.set_xticks(range(len(cases)), cases, fontsize=8)

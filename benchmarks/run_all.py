@@ -124,7 +124,8 @@ SCENARIOS: dict[str, tuple[Callable[..., dict[str, Any]], Figures, list[tuple[st
 }
 
 
-def _commit() -> str:
+def measured_commit() -> str:
+    """The commit measured (short hash), noting uncommitted changes to the code under test."""
     here = Path(__file__).resolve().parent
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=here)
     dirty = subprocess.run(
@@ -194,7 +195,7 @@ def main() -> int:
             report["scenarios"][name] = {
                 "summary": summarize(raw),
                 "rounds": 1 if name == "footprint" else args.rounds,
-                "commit": _commit(),
+                "commit": measured_commit(),
                 "measured": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             }
             results_path.write_text(json.dumps(report, indent=2) + "\n")
