@@ -108,6 +108,33 @@ def java_decimal_str(value: decimal.Decimal) -> str:
     return text[1:] if value.is_zero() and text.startswith("-") else text
 
 
+def java_to_string(value: Any, schema: Schema | None = None) -> str:
+    """`value` as Java's ``toString`` would print the equivalent Java object."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if schema is not None and schema.type is Type.FLOAT32:
+            return java_float_repr(value)
+        return java_double_repr(value)
+    if isinstance(value, decimal.Decimal):
+        return java_decimal_str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(java_to_string(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{java_to_string(k)}={java_to_string(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, Struct):
+        shown = zip(value.schema.fields, value.values(), strict=True)
+        fields = (f"{f.name}={java_to_string(v, f.schema)}" for f, v in shown if v is not None)
+        return "Struct{" + ",".join(fields) + "}"
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return str(value)
+
+
 # --- schema inference -----------------------------------------------------------------------------
 
 

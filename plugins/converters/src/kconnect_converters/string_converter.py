@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import codecs
-import datetime
-import decimal
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from kconnect.config.configdef import ConfigDef, ConfigException, ConfigType, Importance
-from kconnect.data.schema import OPTIONAL_STRING_SCHEMA, Schema, SchemaAndValue, Type
-from kconnect.data.struct import Struct
-from kconnect.data.values import java_decimal_str, java_double_repr, java_float_repr
+from kconnect.data.schema import OPTIONAL_STRING_SCHEMA, Schema, SchemaAndValue
+from kconnect.data.values import java_to_string
 from kconnect.errors import DataError
 from kconnect.records import Headers
 
@@ -33,32 +30,6 @@ def python_codec(java_name: str) -> str:
     except LookupError as e:
         raise ConfigException(f"Unsupported encoding {java_name}") from e
     return {"utf-16": "utf-16", "utf-32": "utf-32-be"}.get(name, name)
-
-
-def java_to_string(value: Any, schema: Schema | None = None) -> str:
-    """`value` as Java's ``toString`` would print the equivalent Java object."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if schema is not None and schema.type is Type.FLOAT32:
-            return java_float_repr(value)
-        return java_double_repr(value)
-    if isinstance(value, decimal.Decimal):
-        return java_decimal_str(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(java_to_string(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{java_to_string(k)}={java_to_string(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, Struct):
-        shown = zip(value.schema.fields, value.values(), strict=True)
-        return "Struct{" + ",".join(f"{f.name}={java_to_string(v)}" for f, v in shown if v is not None) + "}"
-    if isinstance(value, (datetime.date, datetime.time)):
-        return value.isoformat()
-    return str(value)
 
 
 class StringConverter:

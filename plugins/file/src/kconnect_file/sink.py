@@ -8,6 +8,7 @@ from typing import IO, Any, ClassVar
 
 from kconnect import ConfigDef, SinkConnector, SinkRecord, SinkTask, TopicPartition
 from kconnect.config import ConfigType, Importance
+from kconnect.data.values import java_to_string
 
 from kconnect_file.version import VERSION
 
@@ -15,16 +16,13 @@ FILE_CONFIG = "file"
 
 
 def render(value: Any) -> str:
-    """A value as Kafka's FileStreamSink prints it (``null`` for None, ``true``/``false``)."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
+    """A value as Kafka's FileStreamSink prints it: Java's ``toString`` of the value (``null``,
+    ``true``, ``Struct{id=1,name=Ada}``, ``{a=1}``, ``1.0E20``); bytes as UTF-8 text."""
+    if isinstance(value, str):
+        return value
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
-    return str(value)
+    return java_to_string(value)
 
 
 class FileStreamSinkConnector(SinkConnector):

@@ -1,0 +1,57 @@
+"""FileStreamSink writes each value as Java's FileStreamSinkTask does: ``println(value)``, its ``toString``."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from typing import Any
+
+import pytest
+from kconnect.data.schema import SchemaBuilder
+from kconnect.data.struct import Struct
+from kconnect_file.sink import render
+
+ROW = (
+    SchemaBuilder.struct()
+    .field("id", SchemaBuilder.int64().build())
+    .field("name", SchemaBuilder.string().build())
+    .field("price", SchemaBuilder.float64().build())
+    .field("ratio", SchemaBuilder.float32().build())
+    .field("paid", SchemaBuilder.bool().build())
+    .field("note", SchemaBuilder.string().optional().build())
+    .field("tags", SchemaBuilder.array(SchemaBuilder.string().build()).build())
+    .build()
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "line"),
+    [
+        ("plain text", "plain text"),
+        (b"bytes as text", "bytes as text"),
+        (None, "null"),
+        (True, "true"),
+        (42, "42"),
+        (1e20, "1.0E20"),
+        (decimal.Decimal("-0.00"), "0.00"),
+        ({"a": 1, "b": [True, None]}, "{a=1, b=[true, null]}"),
+        (datetime.date(2024, 1, 2), "2024-01-02"),
+    ],
+)
+def test_values_print_as_java_prints_them(value: Any, line: str) -> None:
+    assert render(value) == line
+
+
+def test_a_struct_prints_as_java_struct_to_string() -> None:
+    value = (
+        Struct(ROW)
+        .put("id", 7)
+        .put("name", "Ada")
+        .put("price", 2.5)
+        .put("ratio", 0.1)
+        .put("paid", False)
+        .put("tags", ["x", "y"])
+    )
+    # Java's Struct.toString: name=value pairs, null fields left out, each value's own toString
+    # (a FLOAT32 as Float.toString: 0.1, not the double 0.10000000149011612).
+    assert render(value) == "Struct{id=7,name=Ada,price=2.5,ratio=0.1,paid=false,tags=[x, y]}"
