@@ -1,0 +1,110 @@
+"""The Avro `SchemaFormat`: Confluent's AvroData mapping, Avro's schema text and fastavro's codec.
+
+`AvroFormat` is what `RegistryConverter` calls: it maps a Connect schema to the Avro schema
+Confluent registers (and its text), parses the writer's schema from the registry, and writes and
+reads values with fastavro's schemaless writer and reader, the Connect <-> fastavro conversion
+compiled once per schema pair and kept on the `ParsedAvro`.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import fastavro
+from kconnect.data.schema import Schema
+from kconnect.errors import DataError
+
+from kconnect_schema_registry.avro.config import AvroDataSettings
+from kconnect_schema_registry.avro.mapping import AvroMapping
+from kconnect_schema_registry.avro.schema import AvroSchema, parse
+from kconnect_schema_registry.avro.values import compile_decoder, compile_encoder
+from kconnect_schema_registry.client import RegistryClient, SchemaText
+
+Codec = Callable[[Any], Any]
+
+
+class ParsedAvro:
+    """An Avro schema with its registered text, fastavro's parsed form and the codecs compiled for it."""
+
+    __slots__ = ("avro", "decoders", "encoders", "parsed", "text")
+
+    def __init__(self, avro: AvroSchema, text: str) -> None:
+        self.avro = avro
+        self.text = text
+        try:
+            self.parsed = fastavro.parse_schema(avro.fastavro_form(), _write_hint=False)
+        except (fastavro.schema.SchemaParseException, ValueError, TypeError, KeyError) as e:
+            raise DataError(f"Invalid Avro schema {text[:200]}: {e}") from e
+        self.encoders: dict[Schema, Codec] = {}
+        self.decoders: dict[Schema, Codec] = {}
+
+
+class AvroFormat:
+    """The Avro `SchemaFormat`: Confluent's AvroData mapping and fastavro's schemaless codec."""
+
+    schema_type: ClassVar[str] = "AVRO"
+
+    def __init__(self, settings: AvroDataSettings) -> None:
+        self.mapping = AvroMapping(settings)
+
+    def from_connect_schema(self, schema: Schema | None) -> ParsedAvro:
+        """The Avro schema Confluent's AvroConverter registers for `schema`."""
+        if schema is None:
+            raise DataError(
+                "kconnect's AvroConverter does not write schemaless values (Confluent's "
+                "io.confluent.connect.avro.Anything): give the record a schema"
+            )
+        avro = self.mapping.from_connect_schema(schema)
+        return ParsedAvro(avro, avro.text())
+
+    def schema_text(self, schema: ParsedAvro) -> SchemaText:
+        """Avro's ``Schema.toString()`` of the schema: the text Confluent registers."""
+        return SchemaText(schema.text, "AVRO")
+
+    def record_name(self, schema: ParsedAvro) -> str | None:
+        """The full name of a named schema (record, enum, fixed), else None."""
+        return schema.avro.full_name if schema.avro.is_named else None
+
+    def parse(self, text: SchemaText, client: RegistryClient) -> ParsedAvro:
+        """A schema from the registry, its references fetched and defined first."""
+        referenced = [
+            client.version_schema(str(r.subject), -1 if r.version is None else int(r.version)).text
+            for r in text.references
+        ]
+        return ParsedAvro(parse(text.text, referenced), text.text)
+
+    def to_connect_schema(self, schema: ParsedAvro) -> Schema | None:
+        """The Connect schema of values written with `schema` (no registry version)."""
+        return self.mapping.to_connect_schema(schema.avro)
+
+    def to_connect_schema_versioned(self, schema: ParsedAvro, version: int | None) -> Schema:
+        """The Connect schema, the top level versioned `version` unless it has ``connect.version``."""
+        return self.mapping.to_connect_schema(schema.avro, version)
+
+    def encode(self, schema: ParsedAvro, connect_schema: Schema | None, value: Any) -> bytes:
+        """The Avro binary of `value` (fastavro's schemaless writer)."""
+        assert connect_schema is not None
+        encoder = schema.encoders.get(connect_schema)
+        if encoder is None:
+            encoder = schema.encoders[connect_schema] = compile_encoder(
+                self.mapping, connect_schema, schema.avro
+            )
+        out = io.BytesIO()
+        fastavro.schemaless_writer(out, schema.parsed, encoder(value))
+        return out.getvalue()
+
+    def decode(self, schema: ParsedAvro, connect_schema: Schema | None, payload: memoryview) -> Any:
+        """The Connect value of an Avro payload written with `schema`."""
+        assert connect_schema is not None
+        decoder = schema.decoders.get(connect_schema)
+        if decoder is None:
+            decoder = schema.decoders[connect_schema] = compile_decoder(
+                self.mapping, connect_schema, schema.avro
+            )
+        stream = io.BytesIO(payload)
+        datum = fastavro.schemaless_reader(stream, schema.parsed, None, return_named_type=True)
+        if stream.tell() != len(payload):
+            raise DataError(f"{len(payload) - stream.tell()} bytes left after the Avro value")
+        return decoder(datum)
