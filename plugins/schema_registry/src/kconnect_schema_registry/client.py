@@ -144,6 +144,16 @@ class RegistryClient:
             raise DataError(f"Schema Registry {self.urls} gave no id for the schema of subject '{subject}'")
         return int(found.schema_id)
 
+    def version_of(self, subject: str, schema: SchemaText) -> int:
+        """The version `schema` has in `subject` (Confluent's deserializers' ``getVersion``)."""
+        with self._calling("looking up the version of a schema in", subject):
+            found = self._client.lookup_schema(subject, schema.registry_schema(), False)
+        if found.version is None:
+            raise DataError(
+                f"Schema Registry {self.urls} gave no version for the schema of subject '{subject}'"
+            )
+        return int(found.version)
+
     def latest(self, subject: str) -> RegisteredSchema:
         """The latest version of `subject` (``use.latest.version``), cached per ``latest.cache.ttl.sec``."""
         with self._calling("reading the latest version of", subject):

@@ -68,7 +68,11 @@ class SchemaFormat(Protocol[S]):
         ...
 
     def decode(self, schema: S, connect_schema: Schema | None, payload: memoryview) -> Any:
-        """The Connect value of a payload written with `schema`."""
+        """The Connect value of a payload written with `schema`.
+
+        A format whose payload names its own type (Protobuf's message indexes) may return a
+        `SchemaAndValue` instead, when the value is not of `connect_schema`.
+        """
         ...
 
 
@@ -126,7 +130,7 @@ class RegistryConverter(Generic[S]):
         self._client: RegistryClient | None = None
         self._settings: RegistrySettings | None = None
         self._writers: LruCache[tuple[str, Schema | None], _Writer[S]] = LruCache(1000)
-        self._readers: LruCache[int, _Reader[S]] = LruCache(1000)
+        self._readers: LruCache[tuple[str, int], _Reader[S]] = LruCache(1000)
         self._last: tuple[str, Schema | None, _Writer[S]] | None = None
 
     def new_format(self, parsed: Mapping[str, Any], is_key: bool) -> SchemaFormat[S]:
@@ -221,7 +225,8 @@ class RegistryConverter(Generic[S]):
         if value is None:
             return SchemaAndValue.NULL
         schema_id, payload = unframe(value)
-        reader = self._readers.get(schema_id) or self._readers.put(schema_id, self._new_reader(schema_id))
+        key = (topic, schema_id)
+        reader = self._readers.get(key) or self._readers.put(key, self._new_reader(topic, schema_id))
         fmt = self._ready()[0]
         try:
             connect_value = fmt.decode(reader.schema, reader.connect_schema, payload)
@@ -232,9 +237,11 @@ class RegistryConverter(Generic[S]):
                 f"Failed to deserialize {fmt.schema_type} data for topic {topic} to Connect data "
                 f"(schema id {schema_id}): {type(e).__name__}: {e}"
             ) from e
+        if isinstance(connect_value, SchemaAndValue):
+            return connect_value
         return SchemaAndValue(reader.connect_schema, connect_value)
 
-    def _new_reader(self, schema_id: int) -> _Reader[S]:
+    def _new_reader(self, topic: str, schema_id: int) -> _Reader[S]:
         fmt, client, _ = self._ready()
         text = client.schema_by_id(schema_id)
         if text.schema_type.upper() != fmt.schema_type:
@@ -243,4 +250,19 @@ class RegistryConverter(Generic[S]):
                 f"not {fmt.schema_type}"
             )
         schema = fmt.parse(text, client)
-        return _Reader(schema, fmt.to_connect_schema(schema))
+        return _Reader(schema, self.reader_connect_schema(topic, text, schema))
+
+    def reader_connect_schema(self, topic: str, text: SchemaText, schema: S) -> Schema | None:
+        """The Connect schema of values written with `schema` to `topic` (read once per topic and id).
+
+        The default maps the schema alone; a converter whose Connect schema carries the subject
+        version (Confluent's JsonSchemaConverter) overrides this to ask the registry for it.
+        """
+        return self._ready()[0].to_connect_schema(schema)
+
+    def subject_for(self, topic: str, schema: S) -> str:
+        """The subject the configured strategy gives `schema` written to `topic`."""
+        fmt, _, settings = self._ready()
+        return subject_name(
+            settings.subject_strategy(self.is_key), topic, self.is_key, fmt.record_name(schema)
+        )
