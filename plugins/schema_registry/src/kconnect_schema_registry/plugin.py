@@ -5,8 +5,10 @@ from __future__ import annotations
 from kconnect import hookimpl
 from kconnect.plugin_host import PluginRegistry
 
+from kconnect_schema_registry.json_schema.converter import JsonSchemaConverter
+
 #: The converters this plugin adds, each under Confluent's class name and its short name.
-CONVERTERS: tuple[type, ...] = ()
+CONVERTERS: tuple[type, ...] = (JsonSchemaConverter,)
 
 
 @hookimpl

@@ -1,0 +1,37 @@
+"""The settings of Confluent's ``JsonSchemaData`` that shape schemas and values (JsonSchemaDataConfig)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Confluent's namespace for its JSON Schema parameters; parameters in it are not written out.
+NAMESPACE = "io.confluent.connect.json"
+JSON_ID_PROP = NAMESPACE + ".Id"
+JSON_TYPE_ENUM = NAMESPACE + ".Enum"
+JSON_TYPE_ONE_OF = NAMESPACE + ".OneOf"
+NULL_MARKER = "<NULL>"
+
+CONNECT_TYPE_PROP = "connect.type"
+CONNECT_VERSION_PROP = "connect.version"
+CONNECT_PARAMETERS_PROP = "connect.parameters"
+CONNECT_INDEX_PROP = "connect.index"
+CONNECT_TYPE_MAP = "map"
+CONNECT_TYPE_BYTES = "bytes"
+KEY_FIELD = "key"
+VALUE_FIELD = "value"
+
+
+@dataclass(frozen=True)
+class JsonSchemaDataOptions:
+    """What the mapping reads from the converter config (defaults are Confluent's)."""
+
+    #: ``object.additional.properties``: structs allow undeclared properties (else ``false``).
+    allow_additional_properties: bool = True
+    #: ``use.optional.for.nonrequired``: properties not in ``required`` read as optional fields.
+    use_optional_for_nonrequired: bool = False
+    #: ``decimal.format=NUMERIC``: decimals as JSON numbers, else base64 strings.
+    decimal_numeric: bool = False
+    #: ``flatten.singleton.unions``: a ``oneOf`` of one schema reads as that schema.
+    flatten_singleton_unions: bool = True
+    #: ``ignore.default.for.nullables``: a null optional field is written null, not its default.
+    ignore_default_for_nullables: bool = False
