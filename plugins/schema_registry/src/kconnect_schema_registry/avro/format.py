@@ -91,8 +91,12 @@ class AvroFormat:
             encoder = schema.encoders[connect_schema] = compile_encoder(
                 self.mapping, connect_schema, schema.avro
             )
+        datum = encoder(value)
+        if schema.avro.type == "bytes":
+            # Confluent's serializer writes a top-level bytes value as is, without Avro's length.
+            return bytes(datum)
         out = io.BytesIO()
-        fastavro.schemaless_writer(out, schema.parsed, encoder(value))
+        fastavro.schemaless_writer(out, schema.parsed, datum)
         return out.getvalue()
 
     def decode(self, schema: ParsedAvro, connect_schema: Schema | None, payload: memoryview) -> Any:
@@ -103,6 +107,8 @@ class AvroFormat:
             decoder = schema.decoders[connect_schema] = compile_decoder(
                 self.mapping, connect_schema, schema.avro
             )
+        if schema.avro.type == "bytes":
+            return decoder(bytes(payload))  # a top-level bytes value is the payload (Confluent's)
         stream = io.BytesIO(payload)
         datum = fastavro.schemaless_reader(stream, schema.parsed, None, return_named_type=True)
         if stream.tell() != len(payload):
