@@ -5,10 +5,11 @@ from __future__ import annotations
 from kconnect import hookimpl
 from kconnect.plugin_host import PluginRegistry
 
+from kconnect_schema_registry.avro.converter import AvroConverter
 from kconnect_schema_registry.json_schema.converter import JsonSchemaConverter
 
 #: The converters this plugin adds, each under Confluent's class name and its short name.
-CONVERTERS: tuple[type, ...] = (JsonSchemaConverter,)
+CONVERTERS: tuple[type, ...] = (AvroConverter, JsonSchemaConverter)
 
 
 @hookimpl
