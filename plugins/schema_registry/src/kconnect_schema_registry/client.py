@@ -30,6 +30,17 @@ from kconnect.errors import DataError, RetriableError
 
 from kconnect_schema_registry.config import RegistrySettings
 
+try:
+    # confluent-kafka 2.13+ talks through httpx2 (httpx's successor) when it is installed, else httpx:
+    # a refused connection is then httpx2's ConnectError, which is no httpx.TransportError.
+    from confluent_kafka.schema_registry.common._httpx_compat import httpx as _client_httpx
+except ImportError:
+    _client_httpx = httpx
+
+#: What the registry client raises when the registry cannot be reached (refused, timed out, reset).
+TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx.TransportError, _client_httpx.TransportError)
+_NO_ANSWER: tuple[type[Exception], ...] = (SchemaRegistryError, *TRANSPORT_ERRORS)
+
 __all__ = ["RegisteredSchema", "RegistryClient", "RegistrySchema", "SchemaReference", "SchemaText"]
 
 _RETRIABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
@@ -120,7 +131,7 @@ class RegistryClient:
                     f"of subject '{subject}' on Schema Registry {self.urls}: {detail}"
                 ) from None
             raise DataError(f"Schema Registry {self.urls} refused {action} {where}: {detail}") from None
-        except httpx.TransportError as e:
+        except TRANSPORT_ERRORS as e:
             raise RetriableError(
                 f"Schema Registry {self.urls} unreachable while {action} {where}: "
                 f"{type(e).__name__}: {e or 'no answer'}"
@@ -129,7 +140,7 @@ class RegistryClient:
     def _latest_version_text(self, subject: str) -> str:
         try:
             return f"version {self._client.get_latest_version(subject).version}"
-        except (SchemaRegistryError, httpx.TransportError):
+        except _NO_ANSWER:
             return "an earlier version"
 
     def id_for(self, subject: str, schema: SchemaText) -> int:
