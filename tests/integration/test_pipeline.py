@@ -243,3 +243,39 @@ def test_rest_answers_while_spark_is_still_starting(start_worker: Any) -> None:
         "status": "healthy",
         "message": "Worker has completed startup and is ready to handle requests.",
     }
+
+
+def test_json_converter_schema_content_reads_bare_payloads_in_a_sink(
+    tmp_path: Path, start_worker: Any, kafka_bootstrap: str, unique_topic: str
+) -> None:
+    """KIP-1054: with ``schema.content`` the sink reads payloads that carry no envelope, with that schema."""
+    from tests.integration.conftest import produce_records
+
+    payloads = [b'{"id":%d,"name":"n%d","score":%d.5}' % (i, i, i) for i in range(50)]
+    asyncio.run(produce_records(kafka_bootstrap, unique_topic, [(p, []) for p in payloads]))
+    sink = tmp_path / "out.txt"
+    schema = (
+        '{"type":"struct","name":"com.example.Row","fields":[{"field":"id","type":"int32"},'
+        '{"field":"name","type":"string"},{"field":"score","type":"double"},'
+        '{"field":"note","type":"string","optional":true,"default":"none"}]}'
+    )
+    connector = write_properties(
+        tmp_path / "sink.properties",
+        {
+            "name": "schema-content-sink",
+            "connector.class": "FileStreamSink",
+            "tasks.max": "1",
+            "file": str(sink),
+            "topics": unique_topic,
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "true",
+            "value.converter.schema.content": schema,
+        },
+    )
+    worker = start_worker(connector_files=[connector])
+    worker.wait_for("every record in the sink file", lambda: count_lines(sink) >= 50)
+    lines = sink.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "Struct{id=0,name=n0,score=0.5,note=none}"
+    assert lines[49] == "Struct{id=49,name=n49,score=49.5,note=none}"
+    worker.wait_for_state("schema-content-sink", "RUNNING", tasks=1)

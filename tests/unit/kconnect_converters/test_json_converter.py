@@ -683,3 +683,77 @@ def test_nan_reads_back_as_string_is_kafkas_behaviour() -> None:
     c = converter()
     data = c.from_connect_data("topic", FLOAT64_SCHEMA, math.nan)
     assert data == b'{"schema":{"type":"double","optional":false},"payload":"NaN"}'
+
+
+# --- schema.content (KIP-1054): the schema in the config, payloads without envelope -----------------
+# Each expectation is what Kafka 4.3.1's JsonConverter answered for the same config and bytes.
+
+
+def content_converter(content: str | None, schemas_enable: bool = True) -> JsonConverter:
+    c = JsonConverter()
+    config: dict[str, Any] = {"schemas.enable": str(schemas_enable).lower()}
+    if content is not None:
+        config["schema.content"] = content
+    c.configure(config, False)
+    return c
+
+
+def test_schema_content_is_null_or_empty_or_blank_means_envelopes() -> None:
+    for content in (None, "", "   ", "null"):
+        c = content_converter(content)
+        assert c.to_connect_data("t", b'{"schema":{"type":"string"},"payload":"x"}') == SchemaAndValue(
+            STRING_SCHEMA, "x"
+        )
+        with pytest.raises(DataError, match='requires "schema" and "payload" fields'):
+            c.to_connect_data("t", b"12")
+
+
+def test_schema_content_valid_schema_reads_bare_payloads() -> None:
+    c = content_converter('{"type": "string"}')
+    assert c.to_connect_data("t", b'"foo-bar-baz"') == SchemaAndValue(STRING_SCHEMA, "foo-bar-baz")
+    assert c.to_connect_data("t", None) == SchemaAndValue.NULL
+    assert content_converter('{"type":"int32"}').to_connect_data("t", b"12") == SchemaAndValue(
+        INT32_SCHEMA, 12
+    )
+
+
+def test_schema_content_invalid_json_is_kafkas_error() -> None:
+    with pytest.raises(
+        DataError, match=r"^Failed to parse schema in converter config due to serialization error: "
+    ):
+        content_converter('{"string"}')
+
+
+def test_schema_content_without_type_is_kafkas_error() -> None:
+    with pytest.raises(DataError, match=r"^Schema must contain 'type' field$"):
+        content_converter('{"typ":"int32"}')
+
+
+def test_schema_content_looks_like_schema_reads_an_envelope_as_the_payload() -> None:
+    content = (
+        '{"type": "struct", "fields": [{"field": "schema", "type": "struct","fields": '
+        '[{"field": "type", "type": "string"}]}, {"field": "payload", "type": "string"}]}'
+    )
+    read = content_converter(content).to_connect_data(
+        "t", b'{"schema": {"type": "struct"}, "payload": "foo-bar-baz"}'
+    )
+    assert read.schema is not None and read.schema.type.value == "struct"
+    assert read.value.get("payload") == "foo-bar-baz"
+    assert read.value.get("schema").get("type") == "struct"
+    # An envelope read as an INT32 payload is Kafka's lenient 0.
+    assert content_converter('{"type":"int32"}').to_connect_data(
+        "t", b'{"schema":{"type":"int32"},"payload":5}'
+    ) == SchemaAndValue(INT32_SCHEMA, 0)
+
+
+def test_schema_content_is_ignored_when_schemas_are_disabled_and_when_writing() -> None:
+    c = content_converter('{"type":"string"}', schemas_enable=False)
+    assert c.to_connect_data("t", b'"x"') == SchemaAndValue(None, "x")
+    written = content_converter('{"type":"string"}').from_connect_data("t", STRING_SCHEMA, "x")
+    assert written == b'{"schema":{"type":"string","optional":false},"payload":"x"}'
+
+
+def test_schema_content_is_a_documented_key() -> None:
+    key = JsonConverter.config_def.config_keys["schema.content"]  # type: ignore[union-attr]
+    assert key.default is None and key.group == "Schemas" and key.order_in_group == 2
+    assert key.display_name == "Schema Content"

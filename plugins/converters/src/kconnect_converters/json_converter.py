@@ -3,6 +3,8 @@
 With ``schemas.enable=true`` (the default) every message is an envelope,
 ``{"schema":{...},"payload":...}``; with ``false`` it is the bare payload, and reading infers
 the schema-free types Kafka infers (integers INT64, other numbers FLOAT64, objects maps).
+``schema.content`` (KIP-1054, Kafka 4.2) gives the schema in the config instead: with schemas
+enabled, every message read is then the bare payload of that schema (writing is unchanged).
 
 Hot path: per schema, the envelope's bytes before and after the payload and an encoder are built
 once and kept in an LRU keyed by the schema (``schemas.cache.size``). The encoder writes through
@@ -46,6 +48,7 @@ from kconnect_converters.json_schema_codec import (
 )
 from kconnect_converters.json_text_writer import JsonTextWriter, Writer
 
+SCHEMA_CONTENT_CONFIG = "schema.content"
 _ENVELOPE_START = '{"schema":'
 _PAYLOAD_KEY = ',"payload":'
 _CLOSING_BRACE = ord("}")
@@ -92,6 +95,20 @@ class JsonConverter:
             display_name="Schema Cache Size",
         )
         .define(
+            SCHEMA_CONTENT_CONFIG,
+            type=ConfigType.STRING,
+            default=None,
+            importance=Importance.HIGH,
+            # Kafka's text, its missing space after "ignored." included.
+            documentation="When set, this is used as the schema for all messages, and the schemas within "
+            "each of the message will be ignored.Otherwise, the schema will be included in the content of "
+            "each message. This configuration applies only 'schemas.enable' is true, and it exclusively "
+            "affects the sink connector.",
+            group="Schemas",
+            order_in_group=2,
+            display_name="Schema Content",
+        )
+        .define(
             "decimal.format",
             type=ConfigType.STRING,
             default="BASE64",
@@ -131,6 +148,8 @@ class JsonConverter:
         # The last envelope's bytes up to its payload, its schema, and whether strings read as is.
         self._known_envelope: tuple[bytes, Schema, bool] | None = None
         self._reader = JsonReader()
+        # The schema of ``schema.content``: every message read is its bare payload (schemas enabled).
+        self._content_schema: Schema | None = None
 
     @classmethod
     def version(cls) -> str:
@@ -153,6 +172,20 @@ class JsonConverter:
         self._last_read = None
         self._known_envelope = None
         self._reader = JsonReader(self.replace_null_with_default)
+        content = parsed[SCHEMA_CONTENT_CONFIG]
+        self._content_schema = self._schema_content(None if content is None else str(content))
+
+    def _schema_content(self, content: str | None) -> Schema | None:
+        """The schema ``schema.content`` gives (None when unset or empty), read as Kafka reads it."""
+        if not content:
+            return None
+        try:
+            node = parse_json(content)
+        except DataError as e:
+            raise DataError(
+                f"Failed to parse schema in converter config due to serialization error: {e.__cause__ or e}"
+            ) from e
+        return schema_from_json(node, self._reader.to_connect)
 
     # --- Connect -> bytes ------------------------------------------------------------------------
 
@@ -214,7 +247,13 @@ class JsonConverter:
         if value is None:
             return SchemaAndValue.NULL
         data = value if type(value) is bytes else bytes(value)
-        fast = self._read_envelope_fast(data) if self.schemas_enable else self._read_bare_fast(data)
+        content_schema = self._content_schema if self.schemas_enable else None
+        if content_schema is not None:
+            fast = self._read_payload_fast(data, content_schema)
+        elif self.schemas_enable:
+            fast = self._read_envelope_fast(data)
+        else:
+            fast = self._read_bare_fast(data)
         if fast is not None:
             return fast
         try:
@@ -223,13 +262,15 @@ class JsonConverter:
             raise DataError(
                 f"Converting byte[] to Kafka Connect data failed due to serialization error: {e}"
             ) from e
-        if self.schemas_enable:
+        if self.schemas_enable and content_schema is None:
             known = self._read_known_envelope(text)
             if known is not None:
                 return known
         node = parse_json(text)
         if not self.schemas_enable:
             return SchemaAndValue(None, self._reader.to_connect(None, node))
+        if content_schema is not None:
+            return SchemaAndValue(content_schema, self._reader.to_connect(content_schema, node))
         if not isinstance(node, dict) or len(node) != 2 or "schema" not in node or "payload" not in node:
             raise DataError(_NOT_ENVELOPE)
         schema = self._schema_for(node["schema"])
@@ -264,6 +305,17 @@ class JsonConverter:
             return None
         if strings_as_is and type(payload) is str:
             return SchemaAndValue(schema, payload)
+        try:
+            return SchemaAndValue(schema, self._reader.to_connect(schema, payload))
+        except InexactNumberError:
+            return None
+
+    def _read_payload_fast(self, data: bytes, schema: Schema) -> SchemaAndValue | None:
+        """Read a bare payload of the ``schema.content`` schema with orjson, or None to read it exactly."""
+        try:
+            payload = loads(data)
+        except JSONDecodeError:
+            return None
         try:
             return SchemaAndValue(schema, self._reader.to_connect(schema, payload))
         except InexactNumberError:
