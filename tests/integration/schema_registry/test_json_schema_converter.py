@@ -240,3 +240,47 @@ def test_a_schema_evolves_and_records_of_both_versions_read_with_their_own_schem
     assert first.schema is not None and second.schema is not None
     assert (first.schema.version, second.schema.version) == (1, 2)
     assert plain(first.value) == {"a": 1} and plain(second.value) == {"a": 2, "b": "x"}
+
+
+def test_a_sink_reads_what_confluent_kafkas_serializer_produced_through_a_worker(
+    schema_registry: Any,
+    registry_client: SchemaRegistryClient,
+    start_worker: Any,
+    kafka_bootstrap: str,
+    tmp_path: Any,
+) -> None:
+    """End to end: confluent-kafka's JSONSerializer -> Kafka -> kconnect worker -> FileStreamSink."""
+    import asyncio
+
+    from tests.integration.conftest import produce_records
+    from tests.worker_process import count_lines, write_properties
+
+    name = topic()
+    record = RECORD
+    serializer = JSONSerializer(
+        schema_text(record, JsonSchemaDataOptions()), registry_client, conf={"auto.register.schemas": True}
+    )
+    context = SerializationContext(name, MessageField.VALUE)
+    rows = [{**RECORD_JSON, "id": i, "name": f"n{i}" if i % 2 else None} for i in range(20)]
+    asyncio.run(produce_records(kafka_bootstrap, name, [(serializer(row, context), []) for row in rows]))
+    sink = tmp_path / "out.txt"
+    connector = write_properties(
+        tmp_path / "sink.properties",
+        {
+            "name": "json-schema-sink",
+            "connector.class": "FileStreamSink",
+            "tasks.max": "1",
+            "file": str(sink),
+            "topics": name,
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "io.confluent.connect.json.JsonSchemaConverter",
+            "value.converter.schema.registry.url": schema_registry.url,
+        },
+    )
+    worker = start_worker(connector_files=[connector])
+    worker.wait_for("every record in the sink file", lambda: count_lines(sink) >= 20)
+    lines = sink.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == (
+        "Struct{id=0,inner=Struct{x=2.5,tags=[a, b]},count=42,when=2024-05-06T07:08:09.010000+00:00}"
+    ), lines[0]
+    assert lines[1].startswith("Struct{id=1,name=n1,inner=")
