@@ -29,6 +29,7 @@ from kconnect.data import logical
 from kconnect.data.schema import Schema, SchemaBuilder
 from kconnect.data.struct import Struct
 from kconnect.errors import DataError
+from kconnect_schema_registry.avro.anything import ANYTHING_TEXT
 from kconnect_schema_registry.avro.config import AvroDataSettings
 from kconnect_schema_registry.avro.converter import AvroConverter
 from kconnect_schema_registry.avro.mapping import AvroMapping
@@ -340,3 +341,24 @@ def test_an_incompatible_change_is_a_data_error_naming_subject_version_and_regis
     assert f"'{topic}-value'" in message
     assert "version 1" in message
     assert registry_compatibility.url in message
+
+
+def test_schemaless_values_as_confluents_anything_record(
+    converter: Callable[..., AvroConverter], registry: SchemaRegistryClient
+) -> None:
+    topic = topic_name()
+    message = converter().from_connect_data(topic, None, {"n": [1, None, "x"]})
+    assert message is not None
+    assert registry.get_latest_version(f"{topic}-value").schema.schema_str == ANYTHING_TEXT
+    nothing = dict.fromkeys(("boolean", "bytes", "double", "float", "int", "long", "string", "array", "map"))
+    entries = [
+        {
+            "key": {**nothing, "string": "n"},
+            "value": {**nothing, "array": [{**nothing, "long": 1}, nothing, {**nothing, "string": "x"}]},
+        }
+    ]
+    context = SerializationContext(topic, MessageField.VALUE)
+    assert AvroDeserializer(registry)(message, context) == {**nothing, "map": entries}
+    written = AvroSerializer(registry, ANYTHING_TEXT)({**nothing, "int": 5}, context)
+    read = converter().to_connect_data(topic, written)
+    assert read.schema is None and read.value == 5

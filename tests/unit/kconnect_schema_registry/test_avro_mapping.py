@@ -11,11 +11,14 @@ import datetime
 import decimal
 
 import pytest
+from kconnect.config import ConfigException
 from kconnect.data import logical
 from kconnect.data.schema import Schema, SchemaBuilder
 from kconnect.data.struct import Struct
 from kconnect.errors import DataError
+from kconnect_schema_registry.avro.anything import ANYTHING_TEXT
 from kconnect_schema_registry.avro.config import AvroDataSettings
+from kconnect_schema_registry.avro.converter import AvroConverter
 from kconnect_schema_registry.avro.format import AvroFormat
 from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.names import scrub_name
@@ -396,6 +399,49 @@ def test_mismatching_struct_is_a_data_error() -> None:
         fmt.encode(fmt.from_connect_schema(INNER), INNER, Struct(other).put("a", 1))
 
 
-def test_schemaless_is_refused() -> None:
-    with pytest.raises(DataError, match="schemaless"):
-        AvroFormat(AvroDataSettings()).from_connect_schema(None)
+def test_schemaless_values_are_anything_records() -> None:
+    fmt = AvroFormat(AvroDataSettings())
+    writer = fmt.from_connect_schema(None)
+    assert writer.text == ANYTHING_TEXT
+    value = {"a": [1, None, 2.5, "x", b"\x01", True], 7: {"n": None}}
+    payload = fmt.encode(writer, None, value)
+    reader = fmt.parse(fmt.schema_text(writer), None)  # type: ignore[arg-type]  # no references
+    assert fmt.to_connect_schema(reader) is None
+    assert fmt.decode(reader, None, memoryview(payload)) == value
+    # One long field set: index 5 of the record, null branches 0 before it, then Avro's long 3.
+    assert fmt.encode(writer, None, 3) == b"\x00" * 5 + b"\x02\x06" + b"\x00" * 3
+    with pytest.raises(DataError, match="Unknown Java type for schemaless data"):
+        fmt.encode(writer, None, object())
+
+
+def test_avro_data_config_keys() -> None:
+    """Every AvroDataConfig key is defined with Confluent's default; the generalized sum types are refused."""
+    assert AvroConverter.config_def is not None
+    parsed = AvroConverter.config_def.parse({"schema.registry.url": "http://registry:8081"})
+    assert {k: parsed[k] for k in DEFAULTS} == DEFAULTS
+    converter = AvroConverter()
+    with pytest.raises(ConfigException, match=r"generalized\.sum\.type\.support=true is not supported"):
+        converter.configure(
+            {"schema.registry.url": "http://registry:8081", "generalized.sum.type.support": "true"}, False
+        )
+
+
+DEFAULTS = {
+    "generalized.sum.type.support": False,
+    "ignore.default.for.nullables": False,
+    "schemas.cache.config": 1000,
+    "enhanced.avro.schema.support": False,
+    "scrub.invalid.names": False,
+    "connect.meta.data": True,
+    "discard.type.doc.default": False,
+    "allow.optional.map.keys": False,
+    "flatten.singleton.unions": True,
+}
+
+
+def test_record_name_is_set_for_records_only() -> None:
+    """RecordNameStrategy names records only, as Confluent's ``AvroSchema.name()``."""
+    fmt = AvroFormat(AvroDataSettings(enhanced_schema_support=True))
+    assert fmt.record_name(fmt.from_connect_schema(INNER)) == "com.x.Inner"
+    assert fmt.record_name(fmt.from_connect_schema(COLOR)) is None
+    assert fmt.record_name(fmt.from_connect_schema(FIXED)) is None

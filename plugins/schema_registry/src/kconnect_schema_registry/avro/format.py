@@ -16,6 +16,13 @@ import fastavro
 from kconnect.data.schema import Schema
 from kconnect.errors import DataError
 
+from kconnect_schema_registry.avro.anything import (
+    ANYTHING_TEXT,
+    anything_schema,
+    from_anything,
+    is_anything,
+    to_anything,
+)
 from kconnect_schema_registry.avro.config import AvroDataSettings
 from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.schema import AvroSchema, parse
@@ -37,8 +44,8 @@ class ParsedAvro:
             self.parsed = fastavro.parse_schema(avro.fastavro_form(), _write_hint=False)
         except (fastavro.schema.SchemaParseException, ValueError, TypeError, KeyError) as e:
             raise DataError(f"Invalid Avro schema {text[:200]}: {e}") from e
-        self.encoders: dict[Schema, Codec] = {}
-        self.decoders: dict[Schema, Codec] = {}
+        self.encoders: dict[Schema | None, Codec] = {}
+        self.decoders: dict[Schema | None, Codec] = {}
 
 
 class AvroFormat:
@@ -50,12 +57,9 @@ class AvroFormat:
         self.mapping = AvroMapping(settings)
 
     def from_connect_schema(self, schema: Schema | None) -> ParsedAvro:
-        """The Avro schema Confluent's AvroConverter registers for `schema`."""
+        """The Avro schema Confluent's AvroConverter registers for `schema` (``Anything`` for None)."""
         if schema is None:
-            raise DataError(
-                "kconnect's AvroConverter does not write schemaless values (Confluent's "
-                "io.confluent.connect.avro.Anything): give the record a schema"
-            )
+            return ParsedAvro(anything_schema(), ANYTHING_TEXT)
         avro = self.mapping.from_connect_schema(schema)
         return ParsedAvro(avro, avro.text())
 
@@ -64,8 +68,8 @@ class AvroFormat:
         return SchemaText(schema.text, "AVRO")
 
     def record_name(self, schema: ParsedAvro) -> str | None:
-        """The full name of a named schema (record, enum, fixed), else None."""
-        return schema.avro.full_name if schema.avro.is_named else None
+        """The full name of a record schema, else None (Confluent's ``AvroSchema.name()``)."""
+        return schema.avro.full_name if schema.avro.type == "record" else None
 
     def parse(self, text: SchemaText, client: RegistryClient) -> ParsedAvro:
         """A schema from the registry, its references fetched and defined first."""
@@ -76,22 +80,26 @@ class AvroFormat:
         return ParsedAvro(parse(text.text, referenced), text.text)
 
     def to_connect_schema(self, schema: ParsedAvro) -> Schema | None:
-        """The Connect schema of values written with `schema` (no registry version)."""
-        return self.mapping.to_connect_schema(schema.avro)
+        """The Connect schema of values written with `schema` (no registry version); None for
+        Confluent's ``Anything`` (schemaless values)."""
+        return self.to_connect_schema_versioned(schema, None)
 
-    def to_connect_schema_versioned(self, schema: ParsedAvro, version: int | None) -> Schema:
+    def to_connect_schema_versioned(self, schema: ParsedAvro, version: int | None) -> Schema | None:
         """The Connect schema, the top level versioned `version` unless it has ``connect.version``."""
+        if is_anything(schema.avro):
+            return None
         return self.mapping.to_connect_schema(schema.avro, version)
 
     def encode(self, schema: ParsedAvro, connect_schema: Schema | None, value: Any) -> bytes:
         """The Avro binary of `value` (fastavro's schemaless writer)."""
-        assert connect_schema is not None
         encoder = schema.encoders.get(connect_schema)
         if encoder is None:
-            encoder = schema.encoders[connect_schema] = compile_encoder(
-                self.mapping, connect_schema, schema.avro
+            encoder = schema.encoders[connect_schema] = (
+                to_anything
+                if connect_schema is None
+                else compile_encoder(self.mapping, connect_schema, schema.avro)
             )
-        datum = encoder(value)
+        datum: Any = encoder(value)
         if schema.avro.type == "bytes":
             # Confluent's serializer writes a top-level bytes value as is, without Avro's length.
             return bytes(datum)
@@ -101,11 +109,12 @@ class AvroFormat:
 
     def decode(self, schema: ParsedAvro, connect_schema: Schema | None, payload: memoryview) -> Any:
         """The Connect value of an Avro payload written with `schema`."""
-        assert connect_schema is not None
         decoder = schema.decoders.get(connect_schema)
         if decoder is None:
-            decoder = schema.decoders[connect_schema] = compile_decoder(
-                self.mapping, connect_schema, schema.avro
+            decoder = schema.decoders[connect_schema] = (
+                from_anything
+                if connect_schema is None
+                else compile_decoder(self.mapping, connect_schema, schema.avro)
             )
         if schema.avro.type == "bytes":
             return decoder(bytes(payload))  # a top-level bytes value is the payload (Confluent's)
