@@ -7,9 +7,10 @@ from kconnect.plugin_host import PluginRegistry
 
 from kconnect_schema_registry.avro.converter import AvroConverter
 from kconnect_schema_registry.json_schema.converter import JsonSchemaConverter
+from kconnect_schema_registry.protobuf.converter import ProtobufConverter
 
 #: The converters this plugin adds, each under Confluent's class name and its short name.
-CONVERTERS: tuple[type, ...] = (AvroConverter, JsonSchemaConverter)
+CONVERTERS: tuple[type, ...] = (AvroConverter, JsonSchemaConverter, ProtobufConverter)
 
 
 @hookimpl
