@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -104,6 +105,20 @@ def versions(schema_registry: Any, subject: str) -> list[int]:
     """The versions the registry holds for `subject` (none: an empty list)."""
     response = httpx.get(f"{schema_registry.url}/subjects/{subject}/versions", timeout=30)
     return list(response.json()) if response.status_code == 200 else []
+
+
+def records_in(bootstrap: str, topic: str) -> int:
+    """How many records partition 0 of `topic` holds (its end offset)."""
+
+    async def end() -> int:
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+        await consumer.start()
+        try:
+            return int((await consumer.end_offsets([TopicPartition(topic, 0)]))[TopicPartition(topic, 0)])
+        finally:
+            await consumer.stop()
+
+    return asyncio.run(end())
 
 
 def sqlite_rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
@@ -496,4 +511,49 @@ def test_the_registry_stopped_mid_stream_cached_schemas_flow_a_new_one_waits_not
         order_line(8),
         order_line(9),
     ]
+    assert worker.status(name)["tasks"][0]["state"] == "RUNNING"
+
+
+def test_the_registry_stopped_under_a_source_a_new_schema_waits_and_nothing_is_lost(
+    connectors: Connectors,
+    registry_compatibility: Any,
+    registry: SchemaRegistryClient,
+    tmp_path: Path,
+    kafka_bootstrap: str,
+) -> None:
+    db = tmp_path / "shop.db"
+    _orders_db(db)
+    prefix = connectors.topic + "-"
+    topic, subject = prefix + "orders", f"{prefix}orders-value"
+    name = source_jdbc(
+        connectors,
+        db,
+        prefix,
+        registry_compatibility.url,
+        **{"errors.retry.timeout": "600000", "errors.retry.delay.max.ms": "1000"},
+    )
+    asyncio.run(consume_records(kafka_bootstrap, topic, 2))
+
+    registry_compatibility.stop()
+    execute(db, "INSERT INTO orders VALUES (3, 'cap')")
+    # The schema's id is cached: the row is written while the registry is down.
+    asyncio.run(consume_records(kafka_bootstrap, topic, 3))
+    # A new column is a new schema, which only the registry can give an id: the task retries.
+    execute(db, "ALTER TABLE orders ADD COLUMN note TEXT", "INSERT INTO orders VALUES (4, 'mug', 'blue')")
+    worker = connectors.worker
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline:
+        assert worker.status(name)["tasks"][0]["state"] == "RUNNING"
+        time.sleep(0.5)
+    assert records_in(kafka_bootstrap, topic) == 3
+
+    registry_compatibility.start()
+    messages = asyncio.run(consume_records(kafka_bootstrap, topic, 4))
+    assert deserialize(registry, topic, messages) == [
+        {"id": 1, "item": "pen"},
+        {"id": 2, "item": "ink"},
+        {"id": 3, "item": "cap"},
+        {"id": 4, "item": "mug", "note": "blue"},
+    ]
+    assert versions(registry_compatibility, subject) == [1, 2]
     assert worker.status(name)["tasks"][0]["state"] == "RUNNING"
