@@ -445,3 +445,24 @@ def test_record_name_is_set_for_records_only() -> None:
     assert fmt.record_name(fmt.from_connect_schema(INNER)) == "com.x.Inner"
     assert fmt.record_name(fmt.from_connect_schema(COLOR)) is None
     assert fmt.record_name(fmt.from_connect_schema(FIXED)) is None
+
+
+def test_discard_type_doc_default() -> None:
+    """``discard.type.doc.default``: Connect field docs are Avro field docs, and back."""
+    mapping = AvroMapping(AvroDataSettings(discard_type_doc_default=True))
+    schema = (
+        SchemaBuilder.struct()
+        .name("R")
+        .parameter("connect.record.doc", "a record")
+        .field("a", SchemaBuilder.int32().doc("an int").build())
+        .build()
+    )
+    text = mapping.from_connect_schema(schema).text()
+    assert text == (
+        '{"type":"record","name":"R","doc":"a record","fields":[{"name":"a","type":{"type":"int",'
+        '"connect.doc":"an int"},"doc":"an int"}],"connect.parameters":{"connect.record.doc":"a record"},'
+        '"connect.name":"R"}'
+    )
+    back = mapping.to_connect_schema(parse(text))
+    assert back.doc == "a record"
+    assert back.fields[0].schema.doc == "an int"
