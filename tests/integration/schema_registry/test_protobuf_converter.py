@@ -124,7 +124,29 @@ CASES: list[tuple[str, Schema, Any, dict[str, Any]]] = [
         {"v": [{"key": "p", "value": {"x": 5, "y": 6}}]},
     ),
 ]
+CASES.append(
+    (
+        "enum",
+        B.string()
+        .name("Status")
+        .parameter("io.confluent.connect.protobuf.Enum", "Status")
+        .parameter("io.confluent.connect.protobuf.Enum.ACTIVE", "0")
+        .parameter("io.confluent.connect.protobuf.Enum.INACTIVE", "1")
+        .optional()
+        .build(),
+        "INACTIVE",
+        {"v": "INACTIVE"},
+    )
+)
 IDS = [case[0] for case in CASES]
+UNION = (
+    B.struct()
+    .name("io.confluent.connect.protobuf.Union.user_id")
+    .field("kafka_user_id", B.string().optional().parameter("io.confluent.connect.protobuf.Tag", "1").build())
+    .field("other_user_id", B.int32().optional().parameter("io.confluent.connect.protobuf.Tag", "2").build())
+    .optional()
+    .build()
+)
 
 
 def wrapped(schema: Schema) -> Schema:
@@ -277,3 +299,88 @@ def test_an_added_field_is_version_2_and_old_records_keep_their_schema(schema_re
     assert first.schema is not None and second.schema is not None
     assert (first.schema.version, second.schema.version) == (1, 2)
     assert plain(first.value) == {"a": 1} and plain(second.value) == {"a": 2, "b": "x"}
+
+
+def test_a_union_is_a_oneof_both_ways(schema_registry: Any, registry_client: SchemaRegistryClient) -> None:
+    name = topic()
+    record = (
+        B.struct()
+        .name("com.example.User")
+        .field("user_id_0", UNION)
+        .field("n", B.int32().optional().parameter("io.confluent.connect.protobuf.Tag", "3").build())
+        .build()
+    )
+    value = Struct(record).put("user_id_0", Struct(UNION).put("other_user_id", 5)).put("n", 1)
+    conv = converter(schema_registry.url)
+    data = conv.from_connect_data(name, record, value)
+    assert data is not None
+    text = registry_client.get_latest_version(f"{name}-value").schema.schema_str
+    assert "  oneof user_id {\n    string kafka_user_id = 1;\n    int32 other_user_id = 2;\n  }\n" in text
+    cls = message_class(text)
+    read = ProtobufDeserializer(cls, {"use.deprecated.format": False})(data, context(name))
+    assert read.WhichOneof("user_id") == "other_user_id" and read.other_user_id == 5 and read.n == 1
+    back = converter(schema_registry.url).to_connect_data(name, data)
+    assert back.schema is not None and back.schema.field("user_id_0") is not None
+    assert plain(back.value) == {"user_id_0": {"kafka_user_id": None, "other_user_id": 5}, "n": 1}
+    other = topic()
+    theirs = ProtobufSerializer(cls, registry_client, {"use.deprecated.format": False})(
+        cls(kafka_user_id="k"), context(other)
+    )
+    assert plain(conv.to_connect_data(other, theirs).value) == {
+        "user_id_0": {"kafka_user_id": "k", "other_user_id": None},
+        "n": 0,
+    }
+
+
+NULLABLE = (
+    B.struct()
+    .name("com.example.Nullable")
+    .field("a", B.int32().optional().build())
+    .field("b", B.string().build())
+    .field("c", B.int16().optional().build())
+    .field("when", Timestamp.builder().optional().build())
+    .build()
+)
+
+
+@pytest.mark.parametrize(
+    ("key", "expected_nulls", "expected_set"),
+    [
+        ("optional.for.nullables", {}, {"a": 7, "b": "x", "c": -2, "when": "1970-01-01T00:00:01Z"}),
+        (
+            "wrapper.for.nullables",
+            {},
+            {"a": 7, "b": "x", "c": -2, "when": "1970-01-01T00:00:01Z"},  # JSON shows wrappers bare,
+        ),
+    ],
+)
+def test_nullable_switches_keep_nulls_through_the_registry(
+    schema_registry: Any,
+    registry_client: SchemaRegistryClient,
+    key: str,
+    expected_nulls: dict[str, Any],
+    expected_set: dict[str, Any],
+) -> None:
+    name = topic()
+    conv = converter(schema_registry.url, **{key: "true"})
+    empty = Struct(NULLABLE).put("b", "")
+    full = Struct(NULLABLE).put("a", 7).put("b", "x").put("c", -2)
+    full.put("when", datetime.datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC))
+    text = None
+    for value, expected in ((empty, expected_nulls), (full, expected_set)):
+        data = conv.from_connect_data(name, NULLABLE, value)
+        assert data is not None
+        text = registry_client.get_latest_version(f"{name}-value").schema.schema_str
+        read = ProtobufDeserializer(message_class(text), {"use.deprecated.format": False})(
+            data, context(name)
+        )
+        assert json_format.MessageToDict(read, preserving_proto_field_name=True) == expected
+        assert plain(conv.to_connect_data(name, data).value) == plain(value)
+    assert text is not None
+    if key == "optional.for.nullables":
+        assert "  optional int32 a = 1;\n" in text
+    else:
+        assert (
+            'import "google/protobuf/wrappers.proto";' in text
+            and "  google.protobuf.Int32Value a = 1;\n" in text
+        )
