@@ -284,3 +284,13 @@ def test_a_sink_reads_what_confluent_kafkas_serializer_produced_through_a_worker
         "Struct{id=0,inner=Struct{x=2.5,tags=[a, b]},count=42,when=2024-05-06T07:08:09.010000+00:00}"
     ), lines[0]
     assert lines[1].startswith("Struct{id=1,name=n1,inner=")
+
+
+def test_a_null_of_a_required_record_is_a_tombstone(schema_registry: Any) -> None:
+    """Nulls of optional or defaulted schemas are payloads: unit-tested, Apicurio refuses their schemas."""
+    name = topic()
+    conv = converter(schema_registry.url)
+    required = B.struct().name("com.example.Nullable").field("a", B.int32().build()).build()
+    assert conv.from_connect_data(name, required, None) is None
+    assert conv.from_connect_data(name, None, None) is None
+    assert conv.to_connect_data(name, None).value is None

@@ -420,3 +420,25 @@ def test_keys_whose_other_values_are_not_implemented_are_refused() -> None:
     assert options_from_parsed(parsed) == JsonSchemaDataOptions(
         decimal_numeric=True, allow_additional_properties=False
     )
+
+
+def test_which_nulls_are_written_as_payloads_and_which_are_tombstones() -> None:
+    from kconnect_schema_registry.json_schema.converter import JsonSchemaConverter, JsonSchemaFormat
+
+    conv = JsonSchemaConverter()
+    conv.configure({"schema.registry.url": "http://127.0.0.1:9"}, False)  # configure sends no request
+    optional, required = B.int32().optional().build(), B.int32().build()
+    defaulted = B.int32().default_value(3).build()
+    assert [conv.writes_null(s) for s in (None, required, optional, defaulted)] == [False, False, True, True]
+    fmt = JsonSchemaFormat(DEFAULTS, 10)
+    doc = fmt.from_connect_schema(optional)
+    assert fmt.encode(doc, optional, None) == b"null"
+    assert fmt.encode(doc, defaulted, None) == b"3"
+    assert fmt.decode(doc, optional, memoryview(b"null")) is None
+    ignoring = JsonSchemaConverter()
+    ignoring.configure(
+        {"schema.registry.url": "http://127.0.0.1:9", "ignore.default.for.nullables": "true"}, False
+    )
+    assert not ignoring.writes_null(defaulted)
+    conv.close()
+    ignoring.close()

@@ -167,8 +167,11 @@ class RegistryConverter(Generic[S]):
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
     ) -> bytes | None:
-        """``0 + schema id + payload``; a null value is a null message (a tombstone), as Confluent's."""
-        if value is None:
+        """``0 + schema id + payload``; a null value is a null message (a tombstone), as Confluent's.
+
+        A format whose Confluent converter writes some nulls as payloads says so in `writes_null`.
+        """
+        if value is None and not self.writes_null(schema):
             return None
         last = self._last
         if last is not None and last[1] is schema and last[0] == topic:
@@ -188,6 +191,10 @@ class RegistryConverter(Generic[S]):
                 f"Failed to serialize {fmt.schema_type} data for topic {topic}: {type(e).__name__}: {e}"
             ) from e
         return writer.header + payload
+
+    def writes_null(self, schema: Schema | None) -> bool:
+        """Whether a null value of `schema` is written as a payload (never by default: a tombstone)."""
+        return False
 
     def _new_writer(self, topic: str, connect_schema: Schema | None) -> _Writer[S]:
         fmt, client, settings = self._ready()

@@ -133,6 +133,18 @@ class JsonSchemaConverter(RegistryConverter[JsonSchemaDoc]):
         """The format with the JsonSchemaDataConfig options of `parsed`."""
         return JsonSchemaFormat(options_from_parsed(parsed), max(1, int(parsed[SCHEMAS_CACHE_SIZE])))
 
+    def writes_null(self, schema: Schema | None) -> bool:
+        """Confluent writes a null with a default as the default and a null optional as JSON ``null``.
+
+        Only a null without schema, or of a required schema without default, is a tombstone.
+        """
+        if schema is None:
+            return False
+        fmt = self._ready()[0]
+        assert isinstance(fmt, JsonSchemaFormat)
+        uses_default = schema.default_value is not None and not fmt.options.ignore_default_for_nullables
+        return uses_default or schema.optional
+
     def reader_connect_schema(self, topic: str, text: SchemaText, schema: JsonSchemaDoc) -> Schema | None:
         """The writer's Connect schema, with its subject version as Confluent's deserializer sets it."""
         fmt, client, _ = self._ready()
