@@ -31,7 +31,7 @@ from kconnect.errors import DataError, RetriableError
 from kconnect_schema_registry.config import RegistrySettings
 
 try:
-    # confluent-kafka 2.13+ talks through httpx2 (httpx's successor) when it is installed, else httpx:
+    # Recent confluent-kafka (2.16 here) talks through httpx2 (httpx's successor) when installed, else httpx:
     # a refused connection is then httpx2's ConnectError, which is no httpx.TransportError.
     from confluent_kafka.schema_registry.common._httpx_compat import httpx as _client_httpx
 except ImportError:
