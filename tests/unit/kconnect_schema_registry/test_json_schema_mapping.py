@@ -442,3 +442,8 @@ def test_which_nulls_are_written_as_payloads_and_which_are_tombstones() -> None:
     assert not ignoring.writes_null(defaulted)
     conv.close()
     ignoring.close()
+
+
+def test_a_null_default_is_no_default() -> None:
+    node = {"type": "object", "properties": {"a": {"type": ["string", "null"], "default": None}}}
+    assert to_connect_schema(node, None, DEFAULTS).fields[0].schema == B.string().optional().build()

@@ -236,7 +236,7 @@ class _Reader:
             parameters = node.get(CONNECT_PARAMETERS_PROP)
             if isinstance(parameters, dict):
                 builder.parameters({str(k): str(v) for k, v in parameters.items()})
-            if "default" in node:
+            if node.get("default") is not None:  # "default": null is no default in Connect
                 default = compile_decoder(builder.build(), self.options)(node["default"])
                 if default is not None:
                     builder.default_value(default)
