@@ -304,7 +304,7 @@ def test_a_primitive_at_the_root_is_a_wrapper_of_wrappers_proto() -> None:
     assert text.startswith(
         'syntax = "proto3";\npackage google.protobuf;\n\noption java_package = "com.google.protobuf";\n'
     )
-    assert "message Int32Value {\n  int32 value = 1" in text
+    assert "message Int32Value {\n  int32 value = 1;\n}\n" in text
 
 
 @pytest.mark.parametrize(

@@ -352,7 +352,12 @@ def from_connect_schema(schema: Schema, options: ProtobufOptions) -> ProtobufSch
                 f"A {schema.name} value at the root cannot be written as Protobuf: Confluent's converter "
                 "would write it under a wrapper schema it does not match; put it in a struct"
             )
-        return ProtobufSchema(known_file(p.WRAPPERS_LOCATION), ROOT_WRAPPERS[schema.type])
+        wrappers = known_file(p.WRAPPERS_LOCATION)
+        # Python's generated descriptors carry json_name; Java's (which Confluent renders) do not.
+        for message in wrappers.message_type:
+            for field in message.field:
+                field.ClearField("json_name")
+        return ProtobufSchema(wrappers, ROOT_WRAPPERS[schema.type])
     if schema.type is not Type.STRUCT:
         raise DataError(f"Unsupported root schema of type {schema.type}")
     file = descriptor_pb2.FileDescriptorProto(syntax="proto3")
