@@ -384,3 +384,36 @@ def test_nullable_switches_keep_nulls_through_the_registry(
             'import "google/protobuf/wrappers.proto";' in text
             and "  google.protobuf.Int32Value a = 1;\n" in text
         )
+
+
+def test_a_schema_with_a_reference_to_another_subject_reads(
+    schema_registry: Any, registry_client: SchemaRegistryClient
+) -> None:
+    from confluent_kafka.schema_registry import Schema as RegistrySchema
+    from confluent_kafka.schema_registry import SchemaReference
+
+    name = topic()
+    common = (
+        'syntax = "proto3";\npackage common;\n\n'
+        "message Money {\n  string currency = 1;\n  int64 cents = 2;\n}\n"
+    )
+    registry_client.register_schema(f"{name}-common.proto", RegistrySchema(common, "PROTOBUF"))
+    order = (
+        'syntax = "proto3";\npackage shop;\n\nimport "common/money.proto";\n\n'
+        "message Order {\n  string id = 1;\n  common.Money total = 2;\n}\n"
+    )
+    reference = SchemaReference("common/money.proto", f"{name}-common.proto", 1)
+    schema_id = registry_client.register_schema(
+        f"{name}-value", RegistrySchema(order, "PROTOBUF", [reference])
+    )
+    parsed = parse_schema(
+        SchemaText(order, "PROTOBUF", (reference,)), lambda ref: SchemaText(common, "PROTOBUF")
+    )
+    cls = ProtobufSchema(parsed.file, "shop.Order", parsed.dependencies).message_class
+    message = cls(id="o-1")
+    message.total.currency = "EUR"
+    message.total.cents = 1234
+    data = b"\x00" + schema_id.to_bytes(4, "big") + b"\x00" + message.SerializeToString()
+    read = converter(schema_registry.url).to_connect_data(name, data)
+    assert read.schema is not None and read.schema.name == "Order" and read.schema.version == 1
+    assert plain(read.value) == {"id": "o-1", "total": {"currency": "EUR", "cents": 1234}}
