@@ -24,7 +24,13 @@ MARKER_MODULE = "kconnect_it_marker"
 EVIL = f"{MARKER_MODULE}.Evil"
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 JSON = "org.apache.kafka.connect.json.JsonConverter"
-CONVERTERS = [
+# Confluent's registry converters (kconnect-schema-registry) are Converters, not HeaderConverters.
+REGISTRY_CONVERTERS = [
+    "io.confluent.connect.avro.AvroConverter",
+    "io.confluent.connect.json.JsonSchemaConverter",
+    "io.confluent.connect.protobuf.ProtobufConverter",
+]
+HEADER_CONVERTERS = [
     "org.apache.kafka.connect.converters.BooleanConverter",
     "org.apache.kafka.connect.converters.ByteArrayConverter",
     "org.apache.kafka.connect.converters.DoubleConverter",
@@ -35,6 +41,7 @@ CONVERTERS = [
     JSON,
     STRING,
 ]
+CONVERTERS = [*REGISTRY_CONVERTERS, *HEADER_CONVERTERS]
 
 
 class MarkedWorker:
@@ -159,7 +166,7 @@ def test_unset_converters_show_the_workers_class_and_the_installed_ones(marked: 
     assert (header["definition"]["default_value"], header["value"]["value"]) == (simple, simple)
     assert key["value"]["recommended_values"] == CONVERTERS
     assert value["value"]["recommended_values"] == CONVERTERS
-    assert header["value"]["recommended_values"] == sorted([*CONVERTERS, simple])
+    assert header["value"]["recommended_values"] == sorted([*HEADER_CONVERTERS, simple])
     listed = marked.worker.get("/connector-plugins", params={"connectorsOnly": "false"}).json()
     assert [p["class"] for p in listed if p["type"] == "converter"] == CONVERTERS
     assert entries["key.converter.plugin.version"]["value"]["recommended_values"] == ["0.1.0"]

@@ -26,7 +26,13 @@ from kconnect.errors import BadRequestError, PluginError
 from kconnect.herder.validation import ConnectorValidator
 from kconnect.plugin_host import PluginHost, PluginRegistry
 
-CONVERTERS = [
+# Confluent's registry converters (kconnect-schema-registry) are Converters, not HeaderConverters.
+REGISTRY_CONVERTERS = [
+    "io.confluent.connect.avro.AvroConverter",
+    "io.confluent.connect.json.JsonSchemaConverter",
+    "io.confluent.connect.protobuf.ProtobufConverter",
+]
+HEADER_CONVERTERS = [
     "org.apache.kafka.connect.converters.BooleanConverter",
     "org.apache.kafka.connect.converters.ByteArrayConverter",
     "org.apache.kafka.connect.converters.DoubleConverter",
@@ -37,6 +43,7 @@ CONVERTERS = [
     "org.apache.kafka.connect.json.JsonConverter",
     "org.apache.kafka.connect.storage.StringConverter",
 ]
+CONVERTERS = [*REGISTRY_CONVERTERS, *HEADER_CONVERTERS]
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 SIMPLE = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
@@ -99,7 +106,7 @@ JAVA_4_3_1_CONVERTER_ENTRIES: dict[str, dict[str, Any]] = {
         "value": {
             "name": "header.converter",
             "value": SIMPLE,
-            "recommended_values": sorted([*CONVERTERS, SIMPLE]),
+            "recommended_values": sorted([*HEADER_CONVERTERS, SIMPLE]),
             "errors": [],
             "visible": True,
         },
