@@ -25,7 +25,7 @@ from kconnect_schema_registry.avro.anything import (
 )
 from kconnect_schema_registry.avro.config import AvroDataSettings
 from kconnect_schema_registry.avro.mapping import AvroMapping
-from kconnect_schema_registry.avro.schema import AvroSchema, parse
+from kconnect_schema_registry.avro.schema import AvroSchema, parse, walk
 from kconnect_schema_registry.avro.values import compile_decoder, compile_encoder
 from kconnect_schema_registry.client import RegistryClient, SchemaText
 
@@ -35,15 +35,23 @@ Codec = Callable[[Any], Any]
 class ParsedAvro:
     """An Avro schema with its registered text, fastavro's parsed form and the codecs compiled for it."""
 
-    __slots__ = ("avro", "decoders", "encoders", "parsed", "text")
+    __slots__ = ("avro", "decoders", "encoders", "named_reads", "parsed", "text")
 
     def __init__(self, avro: AvroSchema, text: str) -> None:
         self.avro = avro
         self.text = text
         try:
-            self.parsed = fastavro.parse_schema(avro.fastavro_form(), _write_hint=False)
+            self.parsed = fastavro.parse_schema(avro.fastavro_form())
         except (fastavro.schema.SchemaParseException, ValueError, TypeError, KeyError) as e:
             raise DataError(f"Invalid Avro schema {text[:200]}: {e}") from e
+        # Reading with fastavro's (name, value) tuples costs time: only for unions where a named
+        # branch must be told apart from another branch.
+        self.named_reads = any(
+            node.type == "union"
+            and len([b for b in node.branches if b.type != "null"]) > 1
+            and any(b.is_named for b in node.branches)
+            for node in walk(avro)
+        )
         self.encoders: dict[Schema | None, Codec] = {}
         self.decoders: dict[Schema | None, Codec] = {}
 
@@ -119,7 +127,7 @@ class AvroFormat:
         if schema.avro.type == "bytes":
             return decoder(bytes(payload))  # a top-level bytes value is the payload (Confluent's)
         stream = io.BytesIO(payload)
-        datum = fastavro.schemaless_reader(stream, schema.parsed, None, return_named_type=True)
+        datum = fastavro.schemaless_reader(stream, schema.parsed, None, return_named_type=schema.named_reads)
         if stream.tell() != len(payload):
             raise DataError(f"{len(payload) - stream.tell()} bytes left after the Avro value")
         return decoder(datum)

@@ -145,15 +145,47 @@ def _base_encoder(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> C
     return _struct_encoder(mapping, schema, target)
 
 
+_PLAIN_TYPES = frozenset(
+    {Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64, Type.BOOLEAN}
+)
+_PLAIN_AVRO = frozenset({"null", "int", "long", "float", "double", "boolean", "string", "bytes"})
+_LOGICAL_NAMES = frozenset(
+    {
+        logical.Decimal.LOGICAL_NAME,
+        logical.Date.LOGICAL_NAME,
+        logical.Time.LOGICAL_NAME,
+        logical.Timestamp.LOGICAL_NAME,
+    }
+)
+
+
+def _plain(schema: Schema, avro: AvroSchema, reading: bool) -> bool:
+    """Whether values of `schema` are fastavro's data as they are (no conversion either way)."""
+    if schema.name in _LOGICAL_NAMES or is_union_schema(schema):
+        return False
+    branches = avro.branches if avro.type == "union" else [avro]
+    if any(b.type not in _PLAIN_AVRO for b in branches):
+        return False
+    if reading:  # Java narrows an int read as INT8/INT16; strings and bytes come back as they are
+        return schema.type in (_PLAIN_TYPES - {Type.INT8, Type.INT16}) | {Type.STRING, Type.BYTES}
+    return schema.type in _PLAIN_TYPES or schema.type is Type.STRING
+
+
 def _struct_encoder(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> Codec:
-    plan: list[tuple[int, str, Any, Codec]] = []
+    # Per field: slot, Avro name, default, encoder (None: the value as is), optional.
+    plan: list[tuple[int, str, Any, Codec | None, bool]] = []
     for f in schema.fields:
         name = mapping._scrub(f.name)
         avro_field = target.field_named(name)
         if avro_field is None:
             raise DataError(f"Avro record {target.full_name} has no field {name}")
         default = None if mapping.settings.ignore_default_for_nullables else f.schema.default_value
-        plan.append((f.index, name, default, compile_encoder(mapping, f.schema, avro_field.schema)))
+        encoder = (
+            None
+            if _plain(f.schema, avro_field.schema, reading=False)
+            else compile_encoder(mapping, f.schema, avro_field.schema)
+        )
+        plan.append((f.index, name, default, encoder, f.schema.optional))
 
     def encode(value: Any) -> dict[str, Any]:
         if not isinstance(value, Struct):
@@ -161,10 +193,17 @@ def _struct_encoder(mapping: AvroMapping, schema: Schema, target: AvroSchema) ->
         if value.schema is not schema and value.schema != schema:
             raise DataError("Mismatching struct schema")
         slots = value.values()
-        out = {}
-        for index, name, default, encoder in plan:
+        out: dict[str, Any] = {}
+        for index, name, default, encoder, optional in plan:
             item = slots[index]
-            out[name] = encoder(default if item is None else item)
+            if item is None:
+                item = default
+                if item is None:
+                    if not optional:
+                        raise DataError(f"Found null value for non-optional schema (field {name})")
+                    out[name] = None
+                    continue
+            out[name] = item if encoder is None else encoder(item)
         return out
 
     return encode
@@ -291,19 +330,20 @@ def _unnamed(value: Any) -> Any:
 
 
 def _struct_decoder(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Codec:
-    plan: list[tuple[str, Codec]] = []
+    plan: list[tuple[str, Codec | None]] = []
     for f in schema.fields:
         name = mapping._scrub(f.name)
         avro_field = avro.field_named(name)
         if avro_field is None:
             raise DataError(f"Avro record {avro.full_name} has no field {name}")
-        plan.append((name, compile_decoder(mapping, f.schema, avro_field.schema)))
+        plain = _plain(f.schema, avro_field.schema, reading=True)
+        plan.append((name, None if plain else compile_decoder(mapping, f.schema, avro_field.schema)))
     trusted = Struct._trusted
 
     def decode(value: Any) -> Struct:
         if type(value) is tuple:
             value = value[1]
-        return trusted(schema, [decoder(value[name]) for name, decoder in plan])
+        return trusted(schema, [value[name] if dec is None else dec(value[name]) for name, dec in plan])
 
     return decode
 
