@@ -70,13 +70,30 @@ RECORD_JSON = {
     "when": 1714979289010,
 }
 
+ONE_OF = "io.confluent.connect.json.OneOf"
+ENUM = (
+    B.string()
+    .parameter("io.confluent.connect.json.Enum", "")
+    .parameter("io.confluent.connect.json.Enum.A", "A")
+    .parameter("io.confluent.connect.json.Enum.B", "B")
+    .build()
+)
+UNION = (
+    B.struct()
+    .name(ONE_OF)
+    .field(f"{ONE_OF}.field.0", B.int64().optional().build())
+    .field(f"{ONE_OF}.field.1", B.string().optional().build())
+    .optional()
+    .build()
+)
+
 #: (case, Connect schema, Connect value, the JSON Confluent writes for it, decimal.format)
 CASES: list[tuple[str, Schema, Any, Any, str]] = [
     ("int8", B.int8().build(), -8, -8, "BASE64"),
     ("int16", B.int16().build(), 3000, 3000, "BASE64"),
     ("int32", B.int32().build(), -70000, -70000, "BASE64"),
     ("int64", B.int64().build(), 2**40 + 1, 2**40 + 1, "BASE64"),
-    ("float32", B.float32().build(), 0.5, 0.5, "BASE64"),
+    ("float32", B.float32().build(), 0.1, 0.1, "BASE64"),
     ("float64", B.float64().build(), 3.25, 3.25, "BASE64"),
     ("boolean", B.bool().build(), True, True, "BASE64"),
     ("string", B.string().build(), 'héllo "x"', 'héllo "x"', "BASE64"),
@@ -116,6 +133,8 @@ CASES: list[tuple[str, Schema, Any, Any, str]] = [
         "BASE64",
     ),
     ("nested struct, optional and default fields", RECORD, RECORD_VALUE, RECORD_JSON, "BASE64"),
+    ("enum", ENUM, "B", "B", "BASE64"),
+    ("one-of", UNION, Struct(UNION).put(f"{ONE_OF}.field.1", "x"), "x", "BASE64"),
 ]
 IDS = [case[0] for case in CASES]
 
