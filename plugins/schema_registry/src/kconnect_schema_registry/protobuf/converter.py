@@ -21,10 +21,11 @@ from kconnect_schema_registry.converter import RegistryConverter
 from kconnect_schema_registry.protobuf.from_connect import from_connect_schema
 from kconnect_schema_registry.protobuf.options import ProtobufOptions, protobuf_config_def
 from kconnect_schema_registry.protobuf.parse import parse_schema
+from kconnect_schema_registry.protobuf.read import decoder
 from kconnect_schema_registry.protobuf.schema import ProtobufSchema, message_name_at
 from kconnect_schema_registry.protobuf.text import render_file
 from kconnect_schema_registry.protobuf.to_connect import ToConnect
-from kconnect_schema_registry.protobuf.values import decoder, encoder
+from kconnect_schema_registry.protobuf.write import encoder
 from kconnect_schema_registry.wire import decode_message_indexes
 
 SCHEMA_TYPE = "PROTOBUF"
