@@ -137,6 +137,32 @@ def schema_registry_basic_auth() -> Iterator[Any]:
         yield registry
 
 
+# --- Storage -----------------------------------------------------------------------------------------------
+# A real HDFS (a MiniDFSCluster) and an S3-compatible server (moto's), tests/storage_servers.py, each
+# started on first use. A test that stops or halts one starts or resumes it again before it ends; tests
+# keep apart by unique paths and bucket names.
+
+
+@pytest.fixture(scope="session")
+def hdfs_cluster() -> Iterator[Any]:
+    """One MiniDFSCluster for the session: ``.webhdfs_url`` (``http://127.0.0.1:<port>``), ``.hdfs_url``
+    (``hdfs://127.0.0.1:<port>``), ``.webhdfs()`` an fsspec client; ``stop``/``start`` keep the files."""
+    from tests.storage_servers import HdfsCluster
+
+    with HdfsCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[Any]:
+    """One S3-compatible server (moto) for the session: ``.endpoint_url``, ``.access_key``/``.secret_key``/
+    ``.region``, ``.create_bucket(name)``, ``.client()`` (boto3); ``stop``/``start`` lose every object."""
+    from tests.storage_servers import S3Server
+
+    with S3Server() as server:
+        yield server
+
+
 # --- kconnect workers ------------------------------------------------------------------------------------
 
 
