@@ -133,10 +133,16 @@ def sqlite_rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
 
 
 def execute(path: Path, *statements: str) -> None:
-    """Run statements in the SQLite database at `path`."""
-    with sqlite3.connect(path) as db:
+    """Run statements in the SQLite database at `path` in one transaction, so the source's next poll
+    sees all of them or none (never a dropped table before it is created again)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("BEGIN IMMEDIATE")
         for statement in statements:
             db.execute(statement)
+        db.execute("COMMIT")
+    finally:
+        db.close()
 
 
 def order(i: int, **extra: Any) -> dict[str, Any]:
