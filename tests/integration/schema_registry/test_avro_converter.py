@@ -362,3 +362,38 @@ def test_schemaless_values_as_confluents_anything_record(
     written = AvroSerializer(registry, ANYTHING_TEXT)({**nothing, "int": 5}, context)
     read = converter().to_connect_data(topic, written)
     assert read.schema is None and read.value == 5
+
+
+def test_record_name_strategy_registers_under_the_record_name(
+    converter: Callable[..., AvroConverter], registry: SchemaRegistryClient
+) -> None:
+    name = f"crm.Person{uuid.uuid4().hex[:8]}"
+    schema = SchemaBuilder.struct().name(name).field("name", STR).build()
+    strategy = {"value.subject.name.strategy": "io.confluent.kafka.serializers.subject.RecordNameStrategy"}
+    avro = converter(**strategy)
+    topic = topic_name()
+    message = avro.from_connect_data(topic, schema, Struct(schema).put("name", "ann"))
+    assert message is not None
+    assert registry.get_latest_version(name).schema_id == schema_id(message)
+    read = converter(**strategy).to_connect_data(topic, message)
+    assert read.schema == versioned(schema, 1)
+    with pytest.raises(DataError, match="needs a named schema"):
+        avro.from_connect_data(topic, I32, 1)
+
+
+def test_a_key_converter_registers_under_the_key_subject(
+    schema_registry: Any, registry: SchemaRegistryClient
+) -> None:
+    avro = AvroConverter()
+    avro.configure({"schema.registry.url": schema_registry.url}, True)
+    try:
+        topic = topic_name()
+        message = avro.from_connect_data(topic, STR, "k1")
+        assert message is not None
+        assert registry.get_latest_version(f"{topic}-key").schema_id == schema_id(message)
+        key = AvroDeserializer(registry)(message, SerializationContext(topic, MessageField.KEY))
+        assert key == "k1"
+        assert avro.to_connect_data(topic, message).value == "k1"
+        assert avro.from_connect_data(topic, STR, None) is None  # a null key stays null
+    finally:
+        avro.close()
