@@ -53,6 +53,8 @@ COLOR = (
 )
 HASH = SchemaBuilder.bytes().name("crypto.Hash").parameter("connect.fixed.size", "4").build()
 EITHER = SchemaBuilder.struct().name(UNION).field("int", OPT_I32).field("string", OPT_STR).build()
+OPT_POINT = SchemaBuilder.struct().name("geo.Point").field("x", I32).field("y", OPT_I32).optional().build()
+SHAPE = SchemaBuilder.struct().name(UNION).field("int", OPT_I32).field("Point", OPT_POINT).build()
 ORDER = (
     SchemaBuilder.struct()
     .name("shop.Order")
@@ -180,6 +182,14 @@ CASES: list[tuple[str, Schema, Any, Any, dict[str, Any]]] = [
     ("enum", COLOR, "GREEN", "GREEN", {"enhanced.avro.schema.support": "true"}),
     ("fixed", HASH, b"abcd", b"abcd", {}),
     ("union", EITHER, Struct(EITHER).put("string", "s"), "s", {}),
+    (
+        "union with a record",
+        SHAPE,
+        Struct(SHAPE).put("Point", Struct(OPT_POINT).put("x", 4)),
+        {"x": 4, "y": None},
+        {},
+    ),
+    ("union, the int branch", SHAPE, Struct(SHAPE).put("int", 9), 9, {}),
 ]
 IDS = [c[0] for c in CASES]
 
