@@ -407,3 +407,19 @@ def test_a_key_converter_registers_under_the_key_subject(
         assert avro.from_connect_data(topic, STR, None) is None  # a null key stays null
     finally:
         avro.close()
+
+
+def test_use_latest_version_writes_with_the_subjects_latest_schema(
+    converter: Callable[..., AvroConverter], registry: SchemaRegistryClient
+) -> None:
+    """The subject's latest version (here with an extra optional field) is the writer schema."""
+    topic = topic_name()
+    latest = AvroMapping().from_connect_schema(PERSON_V2).text()
+    context = SerializationContext(topic, MessageField.VALUE)
+    AvroSerializer(registry, latest)({"name": "x", "email": None}, context)
+    avro = converter(**{"use.latest.version": "true", "auto.register.schemas": "false"})
+    message = avro.from_connect_data(topic, PERSON_V2, Struct(PERSON_V2).put("name", "ann"))
+    assert message is not None
+    assert schema_id(message) == registry.get_latest_version(f"{topic}-value").schema_id
+    assert AvroDeserializer(registry)(message, context) == {"name": "ann", "email": None}
+    assert registry.get_versions(f"{topic}-value") == [1]
