@@ -7,8 +7,9 @@ subject version the registry gives the top schema), ``connect.parameters`` the p
 ``default`` the default; properties are ordered by ``connect.index``; a ``oneOf``/``anyOf`` of
 ``null`` and one schema is that schema made optional, other ``oneOf``/``anyOf`` become Confluent's
 ``io.confluent.connect.json.OneOf`` struct; ``enum`` and ``const`` are strings with
-``io.confluent.connect.json.Enum`` parameters. What Confluent maps to its Variant or reads through
-``allOf`` is refused with a DataError naming the construct.
+``io.confluent.connect.json.Enum`` parameters. ``allOf`` merges the properties of its
+object parts into one struct. What Confluent maps to its Variant (``{}``, ``true``) and references
+to other subjects are refused with a DataError naming the construct.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from kconnect.data.schema import Schema, SchemaBuilder
 from kconnect.errors import DataError, SchemaBuilderError
+from kconnect_schema_registry.json_schema.java_json import default_capacity, java_hashmap_order
 from kconnect_schema_registry.json_schema.options import (
     CONNECT_INDEX_PROP,
     CONNECT_PARAMETERS_PROP,
@@ -33,6 +35,7 @@ from kconnect_schema_registry.json_schema.options import (
 )
 from kconnect_schema_registry.json_schema.values import compile_decoder
 
+_COMBINATORS = ("allOf", "anyOf", "oneOf")
 _OBJECT_KEYWORDS = (
     "properties",
     "additionalProperties",
@@ -95,18 +98,17 @@ class _Reader:
                 return self.schema(target, version, force_optional)
             finally:
                 self.resolving.pop()
-        combinators = [k for k in ("allOf", "anyOf", "oneOf") if k in node]
+        combinators = [k for k in _COMBINATORS if k in node]
         types = node.get("type")
-        if (
-            len(combinators) > 1
-            or "allOf" in combinators
-            or (combinators and (types is not None or "enum" in node))
-        ):
-            raise DataError(
-                "JSON Schema 'allOf' (or a combinator beside other keywords) is not supported by "
-                "kconnect's JsonSchemaConverter"
-            )
         if combinators:
+            parts = _synthetic_all_of(node)
+            if parts is not None:
+                return self._all_of(parts, version, force_optional)
+            subs = node[combinators[0]]
+            if isinstance(subs, list) and len(subs) == 1 and self.options.flatten_singleton_unions:
+                return self.schema(subs[0], None, False)  # before the criterion, as Confluent does
+            if combinators[0] == "allOf":
+                return self._all_of(subs, version, force_optional)
             return self._combined(node, node[combinators[0]], version, force_optional)
         if isinstance(types, list):
             if len(types) == 1:
@@ -182,7 +184,9 @@ class _Reader:
         properties: dict[str, Any] = node.get("properties") or {}
         required = set(node.get("required") or ())
         ordered: dict[int, tuple[str, Any]] = {}
-        for name, sub in properties.items():
+        # everit keeps properties in a HashMap: unindexed ones are numbered in Java's order.
+        for name in java_hashmap_order(properties, default_capacity(len(properties))):
+            sub = properties[name]
             index = sub.get(CONNECT_INDEX_PROP) if isinstance(sub, dict) else None
             if not isinstance(index, int) or isinstance(index, bool):
                 index = len(ordered)
@@ -192,6 +196,64 @@ class _Reader:
             optional = self.options.use_optional_for_nonrequired and name not in required
             builder.field(name, self.schema(sub, None, optional))
         return builder
+
+    def _all_of(self, subs: Any, version: int | None, force_optional: bool) -> Schema:
+        """Confluent's ``allOfToConnectSchema``: the properties of every object part as one struct, else
+        the part that decides (a combinator, a string enum or const, a number, a string, a reference)."""
+        if not isinstance(subs, list) or not subs:
+            raise DataError(f"Invalid allOf in JSON Schema: {subs!r}")
+        found: dict[str, Any] = {}
+        properties: dict[str, Any] = {}
+        required: dict[str, bool] = {}
+        for sub in subs:
+            found.setdefault(_everit_kind(sub), sub)
+            self._collect(sub, properties, required, set())
+        if properties:
+            builder = SchemaBuilder.struct()
+            for name, sub in properties.items():
+                optional = self.options.use_optional_for_nonrequired and not required[name]
+                builder.field(name, self.schema(sub, None, optional))
+            if force_optional:
+                builder.optional()
+            return builder.build()
+        string, number = found.get("string"), found.get("number")
+        if "combined" in found:
+            return self.schema(found["combined"], version, force_optional)
+        if "const" in found or "enum" in found:
+            if string is not None and "enum" in found and "const" not in found:
+                return self.schema(found["enum"], version, force_optional)
+            if string is not None or number is not None:
+                return self.schema(string if string is not None else number, version, force_optional)
+        elif string is not None:
+            return self.schema(number if number is not None else string, version, force_optional)
+        elif "ref" in found:
+            return self.schema(found["ref"], version, force_optional)
+        raise DataError(f"Unsupported criterion allOf for JSON Schema {subs!r}")
+
+    def _collect(
+        self, node: Any, properties: dict[str, Any], required: dict[str, bool], seen: set[int]
+    ) -> None:
+        """Confluent's ``collectPropertySchemas``: properties of objects, all-of parts and references."""
+        if not isinstance(node, dict) or id(node) in seen:
+            return
+        seen.add(id(node))
+        if "$ref" in node:
+            self._collect(self._resolve(str(node["$ref"])), properties, required, seen)
+            return
+        parts = _synthetic_all_of(node)
+        if parts is None and "allOf" in node:
+            parts = node["allOf"] if isinstance(node["allOf"], list) else []
+        if parts is not None:
+            for part in parts:
+                self._collect(part, properties, required, seen)
+            return
+        if any(k in node for k in _COMBINATORS) or _kind(node) != "object":
+            return
+        own: dict[str, Any] = node.get("properties") or {}
+        names = set(node.get("required") or ())
+        for name in java_hashmap_order(own, default_capacity(len(own))):
+            properties[name] = own[name]
+            required[name] = name in names
 
     def _combined(self, node: dict[str, Any], subs: Any, version: int | None, force_optional: bool) -> Schema:
         if not isinstance(subs, list) or not subs:
@@ -245,6 +307,42 @@ class _Reader:
             return builder.build()
         except SchemaBuilderError as e:
             raise DataError(f"Invalid JSON Schema {node!r}: {e}") from e
+
+
+def _has_own_type(node: dict[str, Any]) -> bool:
+    """Whether `node` says what it is besides its combinators (everit then builds a synthetic allOf)."""
+    rest = {k: v for k, v in node.items() if k not in _COMBINATORS}
+    return any(k in rest for k in ("type", "enum", "const")) or _implied_type(rest) is not None
+
+
+def _synthetic_all_of(node: dict[str, Any]) -> list[Any] | None:
+    """The parts of the allOf everit builds for a schema with several kinds of keywords, or None."""
+    combinators = [k for k in _COMBINATORS if k in node]
+    if not combinators or (len(combinators) == 1 and not _has_own_type(node)):
+        return None
+    rest = {k: v for k, v in node.items() if k not in _COMBINATORS}
+    own = [rest] if _has_own_type(node) else []
+    return own + [{k: node[k]} for k in combinators]
+
+
+def _everit_kind(node: Any) -> str:
+    """The everit schema class a part of an allOf loads as (what ``allOfToConnectSchema`` looks for)."""
+    if not isinstance(node, dict):
+        return "other"
+    if "$ref" in node:
+        return "ref"
+    types = node.get("type")
+    multiple = isinstance(types, list) and len(types) > 1
+    if any(k in node for k in _COMBINATORS) or multiple or (("enum" in node or "const" in node) and types):
+        return "combined"
+    if "const" in node:
+        return "const"
+    if "enum" in node:
+        return "enum"
+    kind = _kind(node)
+    if kind in ("integer", "number"):
+        return "number"
+    return kind or "other"
 
 
 def _enum(values: Any) -> SchemaBuilder:
