@@ -417,3 +417,27 @@ def test_a_schema_with_a_reference_to_another_subject_reads(
     read = converter(schema_registry.url).to_connect_data(name, data)
     assert read.schema is not None and read.schema.name == "Order" and read.schema.version == 1
     assert plain(read.value) == {"id": "o-1", "total": {"currency": "EUR", "cents": 1234}}
+
+
+def test_record_name_strategy_and_use_latest_version(
+    schema_registry: Any, registry_client: SchemaRegistryClient
+) -> None:
+    name = topic()
+    record = (
+        B.struct().name(f"com.example.r{uuid.uuid4().hex[:8]}.Named").field("a", B.int32().build()).build()
+    )
+    strategy = {"value.subject.name.strategy": "io.confluent.kafka.serializers.subject.RecordNameStrategy"}
+    data = converter(schema_registry.url, **strategy).from_connect_data(
+        name, record, Struct(record).put("a", 3)
+    )
+    assert data is not None
+    subject = record.name
+    assert subject is not None and registry_client.get_versions(subject) == [1]
+    # A writer with use.latest.version (and no auto-registration) writes with the registered version.
+    latest = converter(
+        schema_registry.url, **strategy, **{"use.latest.version": "true", "auto.register.schemas": "false"}
+    )
+    again = latest.from_connect_data(name, record, Struct(record).put("a", 4))
+    assert again is not None and again[:6] == data[:6]
+    back = converter(schema_registry.url, **strategy).to_connect_data(name, again)
+    assert plain(back.value) == {"a": 4} and back.schema is not None and back.schema.version == 1
