@@ -78,7 +78,7 @@ class StorageServerError(RuntimeError):
 
 def _cache_root() -> Path:
     """The folder of every fetched server: ``<repo>/.cache`` or ``$KCONNECT_CACHE``, beside Kafka's jars."""
-    return kafka_broker_script.cache_dir().parent
+    return Path(kafka_broker_script.cache_dir()).parent
 
 
 def fetch_minicluster() -> Path:
