@@ -14,11 +14,12 @@ from kconnect.data.schema import Schema, SchemaBuilder, Type
 from kconnect.data.struct import Struct
 from kconnect.errors import DataError
 from kconnect_schema_registry.json_schema.config import json_schema_config_def, options_from_parsed
+from kconnect_schema_registry.json_schema.decode import compile_decoder
+from kconnect_schema_registry.json_schema.encode import compile_encoder
 from kconnect_schema_registry.json_schema.from_connect import schema_text
 from kconnect_schema_registry.json_schema.java_json import java_hashmap_order
 from kconnect_schema_registry.json_schema.options import JsonSchemaDataOptions
 from kconnect_schema_registry.json_schema.to_connect import to_connect_schema
-from kconnect_schema_registry.json_schema.values import compile_decoder, compile_encoder
 
 B = SchemaBuilder
 DEFAULTS = JsonSchemaDataOptions()

@@ -3,7 +3,7 @@
 `JsonSchemaFormat` is the `SchemaFormat` the shared `RegistryConverter` drives: the schema text
 is the one Confluent registers (`from_connect`), a registered schema reads into Confluent's
 Connect schema (`to_connect`), and values go through encoders and decoders compiled once per
-Connect schema (`values`), written and parsed with orjson.
+Connect schema (`encode`, `decode`), written and parsed with orjson.
 """
 
 from __future__ import annotations
@@ -26,16 +26,11 @@ from kconnect_schema_registry.json_schema.config import (
     json_schema_config_def,
     options_from_parsed,
 )
+from kconnect_schema_registry.json_schema.decode import Decoder, compile_decoder
+from kconnect_schema_registry.json_schema.encode import MISSING, Encoder, compile_encoder
 from kconnect_schema_registry.json_schema.from_connect import schema_text
 from kconnect_schema_registry.json_schema.options import JsonSchemaDataOptions
 from kconnect_schema_registry.json_schema.to_connect import to_connect_schema
-from kconnect_schema_registry.json_schema.values import (
-    MISSING,
-    Decoder,
-    Encoder,
-    compile_decoder,
-    compile_encoder,
-)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
 from kconnect.data.values import java_decimal_str, java_double_repr, java_float_repr
 from kconnect.errors import DataError
+from kconnect_schema_registry.json_schema.encode import MISSING
 from kconnect_schema_registry.json_schema.java_json import (
     RawJson,
     copy_capacity,
@@ -62,8 +63,8 @@ from kconnect_schema_registry.json_schema.options import (
     NULL_MARKER,
     VALUE_FIELD,
     JsonSchemaDataOptions,
+    is_union,
 )
-from kconnect_schema_registry.json_schema.values import MISSING, is_union
 
 #: ``io.confluent.connect.schema.ConnectEnum``'s parameter (generalized sum types).
 GENERALIZED_TYPE_ENUM = "org.apache.kafka.connect.data.Enum"

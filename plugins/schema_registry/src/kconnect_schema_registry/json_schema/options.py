@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kconnect.data.schema import Schema, Type
+
 #: Confluent's namespace for its JSON Schema parameters; parameters in it are not written out.
 NAMESPACE = "io.confluent.connect.json"
 JSON_ID_PROP = NAMESPACE + ".Id"
@@ -35,3 +37,12 @@ class JsonSchemaDataOptions:
     flatten_singleton_unions: bool = True
     #: ``ignore.default.for.nullables``: a null optional field is written null, not its default.
     ignore_default_for_nullables: bool = False
+
+
+def is_union(schema: Schema) -> bool:
+    """Whether `schema` is the ``io.confluent.connect.json.OneOf`` struct Confluent reads a ``oneOf`` into."""
+    return schema.type is Type.STRUCT and schema.name == JSON_TYPE_ONE_OF
+
+
+#: The bits of Connect's integer types.
+INTEGER_BITS = {Type.INT8: 8, Type.INT16: 16, Type.INT32: 32, Type.INT64: 64}

@@ -18,6 +18,7 @@ from typing import Any
 
 from kconnect.data.schema import Schema, SchemaBuilder
 from kconnect.errors import DataError, SchemaBuilderError
+from kconnect_schema_registry.json_schema.decode import compile_decoder
 from kconnect_schema_registry.json_schema.java_json import default_capacity, java_hashmap_order
 from kconnect_schema_registry.json_schema.options import (
     CONNECT_INDEX_PROP,
@@ -33,7 +34,6 @@ from kconnect_schema_registry.json_schema.options import (
     VALUE_FIELD,
     JsonSchemaDataOptions,
 )
-from kconnect_schema_registry.json_schema.values import compile_decoder
 
 _COMBINATORS = ("allOf", "anyOf", "oneOf")
 _OBJECT_KEYWORDS = (
