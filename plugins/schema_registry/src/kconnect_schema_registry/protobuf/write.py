@@ -49,17 +49,17 @@ class _Encoders:
     def struct(self, message: Descriptor, schema: Schema) -> Callable[[Any], Message]:
         """A function Struct -> message of type `message`."""
         cls = message_class(message)
-        steps: list[tuple[int, Schema, Callable[[Any], tuple[str, Any] | None]]] = []
+        use_defaults = not self.options.ignore_default_for_nullables
+        # (index, default, field name or None for a union, convert): a union's convert names its member.
+        steps: list[tuple[int, Any, str | None, Convert]] = []
         for connect_field in schema.fields:
-            if connect_field.schema.type is Type.STRUCT and is_union(connect_field.schema):
-                steps.append(
-                    (connect_field.index, connect_field.schema, self.union(message, connect_field.schema))
-                )
+            field_schema = connect_field.schema
+            default = field_schema.default_value if use_defaults else None
+            if field_schema.type is Type.STRUCT and is_union(field_schema):
+                steps.append((connect_field.index, default, None, self.union(message, field_schema)))
             else:
                 field = field_by_name(message, self.name(connect_field.name))
-                convert = self.value(connect_field.schema, field)
-                steps.append((connect_field.index, connect_field.schema, _named(field.name, convert)))
-        use_defaults = not self.options.ignore_default_for_nullables
+                steps.append((connect_field.index, default, field.name, self.value(field_schema, field)))
 
         def encode(struct: Any) -> Message:
             if not isinstance(struct, Struct):
@@ -68,26 +68,30 @@ class _Encoders:
                 raise DataError("Mismatching struct schema")
             values = struct.values()
             kwargs = {}
-            for index, field_schema, step in steps:
+            for index, default, name, convert in steps:
                 value = values[index]
                 if value is None:
-                    if not use_defaults or field_schema.default_value is None:
+                    if default is None:
                         continue
-                    value = field_schema.default_value
-                named = step(value)
-                if named is not None:
-                    kwargs[named[0]] = named[1]
+                    value = default
+                if name is None:
+                    member, converted = convert(value)
+                    kwargs[member] = converted
+                    continue
+                converted = convert(value)
+                if converted is not None:
+                    kwargs[name] = converted
             return cls(**kwargs)
 
         return encode
 
-    def union(self, message: Descriptor, union: Schema) -> Callable[[Any], tuple[str, Any] | None]:
+    def union(self, message: Descriptor, union: Schema) -> Callable[[Any], tuple[str, Any]]:
         members = []
         for member in union.fields:
             field = field_by_name(message, self.name(member.name))
             members.append((member.index, field.name, self.value(member.schema, field)))
 
-        def encode(struct: Any) -> tuple[str, Any] | None:
+        def encode(struct: Any) -> tuple[str, Any]:
             values = struct.values()
             for index, name, convert in members:
                 if values[index] is not None:
@@ -200,14 +204,6 @@ def _checked(cls: type, kind: str) -> Convert:
         return v
 
     return check
-
-
-def _named(name: str, convert: Convert) -> Callable[[Any], tuple[str, Any] | None]:
-    def step(value: Any) -> tuple[str, Any] | None:
-        converted = convert(value)
-        return None if converted is None else (name, converted)
-
-    return step
 
 
 def _decimal_to_message(cls: type[Message]) -> Convert:
