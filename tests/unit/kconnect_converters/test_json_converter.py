@@ -756,4 +756,5 @@ def test_schema_content_is_ignored_when_schemas_are_disabled_and_when_writing() 
 def test_schema_content_is_a_documented_key() -> None:
     key = JsonConverter.config_def.config_keys["schema.content"]  # type: ignore[union-attr]
     assert key.default is None and key.group == "Schemas" and key.order_in_group == 2
+    assert key.type.name == "STRING" and key.importance.name == "HIGH" and key.width.name == "MEDIUM"
     assert key.display_name == "Schema Content"

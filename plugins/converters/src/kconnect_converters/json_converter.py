@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from kconnect.config.configdef import ConfigDef, ConfigType, Importance
+from kconnect.config.configdef import ConfigDef, ConfigType, Importance, Width
 from kconnect.config.validators import CaseInsensitiveValidString
 from kconnect.data.logical import LOGICAL_TYPES
 from kconnect.data.schema import Schema, SchemaAndValue, Type
@@ -106,6 +106,7 @@ class JsonConverter:
             "affects the sink connector.",
             group="Schemas",
             order_in_group=2,
+            width=Width.MEDIUM,
             display_name="Schema Content",
         )
         .define(
