@@ -157,6 +157,19 @@ CASES: list[tuple[str, Schema, str]] = [
         '"connect.name":"com.example.Rec"}',
     ),
     (
+        "defaults: float32 as Float.toString, float64 as Double.toString, escaped strings",
+        SchemaBuilder.struct()
+        .name("D")
+        .field("f", SchemaBuilder.float32().default_value(1.1).build())
+        .field("g", SchemaBuilder.float64().optional().default_value(1e20).build())
+        .field("t", SchemaBuilder.string().default_value('a\x01"\\\u00e9\u2028').build())
+        .build(),
+        '{"type":"record","name":"D","fields":[{"name":"f","type":{"type":"float","connect.default":1.1},'
+        '"default":1.1},{"name":"g","type":[{"type":"double","connect.default":1.0E20},"null"],'
+        '"default":1.0E20},{"name":"t","type":{"type":"string","connect.default":"a\\u0001\\"\\\\\u00e9\u2028"},'
+        '"default":"a\\u0001\\"\\\\\u00e9\u2028"}],"connect.name":"D"}',
+    ),
+    (
         "struct default",
         SchemaBuilder.struct()
         .name("R")
@@ -466,3 +479,33 @@ def test_discard_type_doc_default() -> None:
     back = mapping.to_connect_schema(parse(text))
     assert back.doc == "a record"
     assert back.fields[0].schema.doc == "an int"
+
+
+def test_optional_fixed_decimal_is_sign_extended() -> None:
+    """A Decimal with ``connect.fixed.size`` is an Avro fixed; its value is padded to the size."""
+    schema = (
+        logical.Decimal.builder(2)
+        .parameter("connect.fixed.size", "8")
+        .parameter("connect.decimal.precision", "18")
+        .optional()
+        .build()
+    )
+    record = SchemaBuilder.struct().name("R").field("d", schema).build()
+    fmt = AvroFormat(AvroDataSettings())
+    writer = fmt.from_connect_schema(record)
+    assert writer.text == (
+        '{"type":"record","name":"R","fields":[{"name":"d","type":["null",{"type":"fixed","name":"Decimal",'
+        '"namespace":"org.apache.kafka.connect.data","size":8,"scale":2,"precision":18,"connect.version":1,'
+        '"connect.parameters":{"scale":"2","connect.fixed.size":"8","connect.decimal.precision":"18"},'
+        '"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}],"default":null}],'
+        '"connect.name":"R"}'
+    )
+    payload = fmt.encode(writer, record, Struct(record).put("d", decimal.Decimal("-1.00")))
+    assert payload == b"\x02" + b"\xff" * 7 + b"\x9c"
+    reader = fmt.parse(fmt.schema_text(writer), None)  # type: ignore[arg-type]  # no references
+    connect = fmt.to_connect_schema(reader)
+    assert connect is not None
+    assert fmt.decode(reader, connect, memoryview(payload)).get("d") == decimal.Decimal("-1.00")
+    too_precise = logical.Decimal.builder(2).parameter("connect.fixed.size", "8").build()
+    with pytest.raises(DataError, match=r"fixed\(8\) cannot store 64 digits \(max 18\)"):
+        fmt.from_connect_schema(too_precise)

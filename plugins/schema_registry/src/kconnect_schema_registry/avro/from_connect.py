@@ -56,7 +56,6 @@ from kconnect_schema_registry.avro.names import (
     NULL_SCHEMA,
     VALUE_FIELD,
     AvroNames,
-    as_double,
     is_fixed_schema,
     is_union_schema,
     is_valid_default,
@@ -254,8 +253,11 @@ class FromConnect(AvroNames):
                 else:
                     if precision <= 0:
                         raise DataError(f"Invalid decimal precision: {precision} (must be positive)")
-                    if base.type == "fixed" and precision > int((8 * base.size - 1) * 0.3010299956639812):
-                        raise DataError(f"fixed({base.size}) cannot store {precision} digits")
+                    most = int(
+                        (8 * base.size - 1) * 0.3010299956639812
+                    )  # Avro's maxPrecision: floor(log10(2^(8n-1)))
+                    if base.type == "fixed" and precision > most:
+                        raise DataError(f"fixed({base.size}) cannot store {precision} digits (max {most})")
                     base.add_prop(AVRO_LOGICAL_TYPE_PROP, "decimal")
                     base.add_prop("precision", precision)
                     base.add_prop("scale", scale)
@@ -287,7 +289,7 @@ class FromConnect(AvroNames):
     ) -> None:
         default: Any = NO_DEFAULT
         if field_schema.default_value is not None:
-            default = as_double(self.default_from_connect(field_schema, field_schema.default_value))
+            default = self.default_from_connect(field_schema, field_schema.default_value)
         elif field_schema.optional:
             default = None
         scrubbed = self._scrub_full_name(field_schema.name)

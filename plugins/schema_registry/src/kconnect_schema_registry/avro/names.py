@@ -17,7 +17,7 @@ from kconnect.data.schema import Schema, Type
 from kconnect.errors import DataError
 
 from kconnect_schema_registry.avro.config import AvroDataSettings
-from kconnect_schema_registry.avro.schema import NO_DEFAULT, AvroSchema, JavaFloat
+from kconnect_schema_registry.avro.schema import NO_DEFAULT, AvroSchema
 
 NAMESPACE = "io.confluent.connect.avro"
 DEFAULT_SCHEMA_NAME = "ConnectDefault"
@@ -146,18 +146,6 @@ def to_connect_logical(schema: Schema, value: Any) -> Any:
     if name == logical.Timestamp.LOGICAL_NAME:
         return logical.Timestamp.to_logical(schema, int(value))
     return value
-
-
-def as_double(tree: Any) -> Any:
-    """`tree` with float32 numbers as doubles: a field default goes through Avro's JacksonUtils,
-    which turns Jackson's float nodes into doubles (``connect.default`` keeps them floats)."""
-    if isinstance(tree, JavaFloat):
-        return float(tree)
-    if isinstance(tree, dict):
-        return {k: as_double(v) for k, v in tree.items()}
-    if isinstance(tree, list):
-        return [as_double(v) for v in tree]
-    return tree
 
 
 def is_valid_default(schema: AvroSchema, value: Any) -> bool:

@@ -56,7 +56,10 @@ def _underlying(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> AvroS
             or (schema.name is None and (branch.full_name or "").startswith(DEFAULT_SCHEMA_FULL_NAME))
         ):
             return branch
-    return avro
+    members = [b for b in avro.branches if b.type != "null"]
+    if len(members) == 1:  # e.g. an optional INT32 or Date: the one branch there is
+        return members[0]
+    raise DataError(f"No branch of {avro.text()} matches the optional schema {schema}")
 
 
 def _connect_kind(schema: Schema) -> str:
