@@ -313,3 +313,16 @@ def test_a_null_of_a_required_record_is_a_tombstone(schema_registry: Any) -> Non
     assert conv.from_connect_data(name, required, None) is None
     assert conv.from_connect_data(name, None, None) is None
     assert conv.to_connect_data(name, None).value is None
+
+
+def test_json_fail_invalid_schema_checks_payloads_against_the_registered_schema(
+    schema_registry: Any, registry_client: SchemaRegistryClient
+) -> None:
+    """With validation on, what kconnect writes passes; a payload the schema refuses fails the read."""
+    name = topic()
+    conv = converter(schema_registry.url, **{"json.fail.invalid.schema": "true"})
+    data = conv.from_connect_data(name, RECORD, RECORD_VALUE)
+    assert data is not None and plain(conv.to_connect_data(name, data).value) == plain(RECORD_VALUE)
+    bad = data[:5] + b'{"id":"one","inner":{"x":1.5,"tags":[]}}'
+    with pytest.raises(DataError, match="Validation error in JSON"):
+        conv.to_connect_data(name, bad)

@@ -408,7 +408,7 @@ def test_a_one_of_reads_into_the_branch_the_value_matches() -> None:
 
 def test_keys_whose_other_values_are_not_implemented_are_refused() -> None:
     config = json_schema_config_def(__import__("kconnect_schema_registry.config").config.serde_config_def())
-    for key in ("generalized.sum.type.support", "preserve.additional.properties", "json.fail.invalid.schema"):
+    for key in ("generalized.sum.type.support", "preserve.additional.properties", "json.indent.output"):
         parsed = config.parse({"schema.registry.url": "http://r", key: "true"})
         with pytest.raises(ConfigException, match=key):
             options_from_parsed(parsed)
@@ -471,3 +471,23 @@ def test_all_of_reads_as_confluent_reads_it() -> None:
     assert enum.parameters is not None and enum.parameters["io.confluent.connect.json.Enum.y"] == "y"
     number = to_connect_schema({"allOf": [{"type": "string"}, {"type": "integer"}]}, None, DEFAULTS)
     assert number == B.int64().build()
+
+
+def test_json_fail_invalid_schema_validates_payloads_both_ways() -> None:
+    from kconnect_schema_registry.json_schema.converter import JsonSchemaFormat
+
+    schema = B.struct().name("V").field("n", B.int8().build()).build()
+    text = schema_text(schema, DEFAULTS)
+    node = orjson.loads(text)
+    node["properties"]["n"]["maximum"] = 10  # a constraint only a hand-written schema has
+    checking = JsonSchemaFormat(JsonSchemaDataOptions(validate=True), 10)
+    from kconnect_schema_registry.json_schema.converter import JsonSchemaDoc
+
+    doc = JsonSchemaDoc(orjson.dumps(node).decode(), node)
+    assert checking.encode(doc, schema, Struct(schema).put("n", 3)) == b'{"n":3}'
+    with pytest.raises(DataError, match=r"Validation error in JSON, Error report: #/n: 11 is greater than"):
+        checking.encode(doc, schema, Struct(schema).put("n", 11))
+    with pytest.raises(DataError, match="Validation error in JSON"):
+        checking.decode(doc, schema, memoryview(b'{"n":"x"}'))
+    lenient = JsonSchemaFormat(DEFAULTS, 10)
+    assert lenient.encode(doc, schema, Struct(schema).put("n", 11)) == b'{"n":11}'

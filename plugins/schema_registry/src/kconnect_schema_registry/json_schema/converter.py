@@ -31,6 +31,7 @@ from kconnect_schema_registry.json_schema.encode import MISSING, Encoder, compil
 from kconnect_schema_registry.json_schema.from_connect import schema_text
 from kconnect_schema_registry.json_schema.options import JsonSchemaDataOptions
 from kconnect_schema_registry.json_schema.to_connect import to_connect_schema
+from kconnect_schema_registry.json_schema.validation import PayloadValidator
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,14 @@ class JsonSchemaFormat:
         self.options = options
         self._encoders: LruCache[Schema, Encoder] = LruCache(cache_size)
         self._decoders: LruCache[Schema, tuple[Decoder, bool]] = LruCache(cache_size)
+        self._validators: LruCache[str, PayloadValidator] = LruCache(cache_size)
+
+    def _validate(self, schema: JsonSchemaDoc, node: Any) -> None:
+        """``json.fail.invalid.schema``: a payload the schema does not accept is a serialization error."""
+        validator = self._validators.get(schema.text) or self._validators.put(
+            schema.text, PayloadValidator(schema.node)
+        )
+        validator.check(node)
 
     def from_connect_schema(self, schema: Schema | None) -> JsonSchemaDoc:
         """The JSON Schema Confluent registers for `schema`; a schemaless value has none."""
@@ -98,7 +107,10 @@ class JsonSchemaFormat:
             connect_schema, compile_encoder(connect_schema, self.options)
         )
         node = encoder(value)
-        return orjson.dumps(None if node is MISSING else node)
+        payload = orjson.dumps(None if node is MISSING else node)
+        if self.options.validate:
+            self._validate(schema, json.loads(payload, parse_float=BigDecimal))
+        return payload
 
     def decode(self, schema: JsonSchemaDoc, connect_schema: Schema | None, payload: memoryview) -> Any:
         """The Connect value of a JSON payload."""
@@ -115,6 +127,8 @@ class JsonSchemaFormat:
             node = json.loads(bytes(payload), parse_float=BigDecimal) if exact else orjson.loads(payload)
         except ValueError as e:
             raise DataError(f"Invalid JSON payload: {e}") from e
+        if self.options.validate:
+            self._validate(schema, node)
         return decoder(node)
 
 

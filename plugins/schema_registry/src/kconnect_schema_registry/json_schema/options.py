@@ -37,6 +37,8 @@ class JsonSchemaDataOptions:
     flatten_singleton_unions: bool = True
     #: ``ignore.default.for.nullables``: a null optional field is written null, not its default.
     ignore_default_for_nullables: bool = False
+    #: ``json.fail.invalid.schema``: payloads are validated against the JSON Schema both ways.
+    validate: bool = False
 
 
 def is_union(schema: Schema) -> bool:
