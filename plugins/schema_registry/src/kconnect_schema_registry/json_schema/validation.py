@@ -20,7 +20,8 @@ class PayloadValidator:
 
     def __init__(self, schema: Any) -> None:
         cls = validator_for(schema, default=Draft7Validator)
-        self._validator = cls(schema)
+        # everit checks "format" too (date-time, email, ...); jsonschema does only when asked.
+        self._validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
 
     def check(self, node: Any) -> None:
         """Raise DataError listing what `node` violates, if anything."""
