@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import ssl
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,18 @@ except ImportError:
 
 #: What the registry client raises when the registry cannot be reached (refused, timed out, reset).
 TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx.TransportError, _client_httpx.TransportError)
+
+
+def _tls_refused(error: BaseException) -> bool:
+    """Whether a transport error comes from a TLS certificate check (an `ssl.SSLCertVerificationError`)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 _NO_ANSWER: tuple[type[Exception], ...] = (SchemaRegistryError, *TRANSPORT_ERRORS)
 
 __all__ = ["RegisteredSchema", "RegistryClient", "RegistrySchema", "SchemaReference", "SchemaText"]
@@ -132,6 +145,12 @@ class RegistryClient:
                 ) from None
             raise DataError(f"Schema Registry {self.urls} refused {action} {where}: {detail}") from None
         except TRANSPORT_ERRORS as e:
+            if _tls_refused(e):
+                # A certificate the trust store does not accept will not be accepted on a retry.
+                raise DataError(
+                    f"Schema Registry {self.urls} failed the TLS handshake while {action} {where}: {e} "
+                    "(check schema.registry.ssl.truststore.*)"
+                ) from None
             raise RetriableError(
                 f"Schema Registry {self.urls} unreachable while {action} {where}: "
                 f"{type(e).__name__}: {e or 'no answer'}"
