@@ -509,3 +509,25 @@ def test_optional_fixed_decimal_is_sign_extended() -> None:
     too_precise = logical.Decimal.builder(2).parameter("connect.fixed.size", "8").build()
     with pytest.raises(DataError, match=r"fixed\(8\) cannot store 64 digits \(max 18\)"):
         fmt.from_connect_schema(too_precise)
+
+
+def test_two_different_map_entries_share_the_first_definition() -> None:
+    """As Avro 1.12's Schema.toString(): the second MapEntry is written as a reference to the first,
+    so a value of the second map does not fit the registered schema and is refused."""
+    schema = (
+        SchemaBuilder.struct()
+        .name("R")
+        .field("a", SchemaBuilder.map(I32, STR).build())
+        .field("b", SchemaBuilder.map(I32, I32).build())
+        .build()
+    )
+    fmt = AvroFormat(AvroDataSettings())
+    writer = fmt.from_connect_schema(schema)
+    assert writer.text == (
+        '{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"array","items":{"type":"record",'
+        '"name":"MapEntry","namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":"int"},'
+        '{"name":"value","type":"string"}]}}},{"name":"b","type":{"type":"array","items":'
+        '"io.confluent.connect.avro.MapEntry"}}],"connect.name":"R"}'
+    )
+    with pytest.raises(TypeError):  # the converter reports it as a DataError ("Failed to serialize")
+        fmt.encode(writer, schema, Struct(schema).put("a", {1: "x"}).put("b", {2: 3}))

@@ -190,6 +190,8 @@ def _write(schema: AvroSchema, names: _Names, out: list[str]) -> None:
         return
     full = schema.full_name or ""
     if full in names.defined:
+        # Avro 1.12 writes any later type of a known name as a reference, even a different one (two
+        # maps with different non-string keys in one schema share MapEntry): so does kconnect.
         space = schema.namespace
         out.append(_string(schema.name if space is None or space == names.space else full))
         return

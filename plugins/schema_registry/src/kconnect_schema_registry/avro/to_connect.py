@@ -157,6 +157,10 @@ class ToConnect(AvroNames):
             for f in schema.fields:
                 if not discard and meta and f.doc is not None:
                     builder.parameter(AVRO_FIELD_DOC_PREFIX_PROP + f.name, f.doc)
+                if id(f.schema) in ctx.in_progress:
+                    raise DataError(
+                        f"Recursive Avro schemas are not supported by kconnect: {f.schema.full_name}"
+                    )
                 field_schema = self._to_connect(f.schema, False, f.default, f.doc, None, ctx)
                 if meta:
                     field_params = f.props.get(CONNECT_PARAMETERS_PROP)
