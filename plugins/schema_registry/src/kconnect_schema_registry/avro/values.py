@@ -3,8 +3,9 @@
 `compile_encoder(connect, avro)` returns a function turning a Connect value into fastavro's datum
 (Structs to dicts by Avro field name, logical values to their primitives, non-string-keyed maps to
 lists of ``{"key", "value"}`` records, union structs to ``(branch name, datum)`` tuples);
-`compile_decoder(connect, avro)` the way back, for data read with ``return_named_type=True``. The
-schema walk happens here once; the per-record work is the closures only.
+`compile_decoder(connect, avro)` the way back (named types may come as fastavro's ``(name, value)``
+tuples, read with ``return_named_type``). Plain fields (primitives without a logical type) pass as
+they are. The schema walk happens here once; the per-record work is the closures only.
 """
 
 from __future__ import annotations
@@ -248,7 +249,7 @@ def _union_encoder(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> 
 
 
 def compile_decoder(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Codec:
-    """A function from fastavro's datum (read with ``return_named_type``) to the Connect value."""
+    """A function from fastavro's datum (named types possibly as ``(name, value)``) to the Connect value."""
     if avro.type == "union" and not is_union_schema(schema):
         members = [b for b in avro.branches if b.type != "null"]
         if len(members) != 1:
