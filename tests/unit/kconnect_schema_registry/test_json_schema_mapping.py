@@ -408,7 +408,7 @@ def test_a_one_of_reads_into_the_branch_the_value_matches() -> None:
 
 def test_keys_whose_other_values_are_not_implemented_are_refused() -> None:
     config = json_schema_config_def(__import__("kconnect_schema_registry.config").config.serde_config_def())
-    for key in ("generalized.sum.type.support", "preserve.additional.properties", "json.indent.output"):
+    for key in ("ignore.modern.dialects", "preserve.additional.properties", "json.indent.output"):
         parsed = config.parse({"schema.registry.url": "http://r", key: "true"})
         with pytest.raises(ConfigException, match=key):
             options_from_parsed(parsed)
@@ -491,3 +491,44 @@ def test_json_fail_invalid_schema_validates_payloads_both_ways() -> None:
         checking.decode(doc, schema, memoryview(b'{"n":"x"}'))
     lenient = JsonSchemaFormat(DEFAULTS, 10)
     assert lenient.encode(doc, schema, Struct(schema).put("n", 11)) == b'{"n":11}'
+
+
+def test_generalized_sum_types_read_and_write_as_confluent_maps_them() -> None:
+    generalized = JsonSchemaDataOptions(generalized_sum_type_support=True)
+    node = {
+        "type": "object",
+        "properties": {
+            "a": {"oneOf": [{"type": "null"}, {"type": "string"}]},
+            "b": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+            "e": {"enum": ["x", "y"]},
+        },
+    }
+    schema = to_connect_schema(node, None, generalized)
+    a, b, e = (f.schema for f in schema.fields)
+    assert a == B.string().optional().build()
+    # The optional "a" used connect_union_0: Confluent numbers unions before it spots the null branch.
+    assert b.name == "connect_union_1" and b.parameters == {
+        "org.apache.kafka.connect.data.Union": "connect_union_1"
+    }
+    assert [f.name for f in b.fields] == ["connect_union_field_0", "connect_union_field_1"]
+    assert e.parameters == {
+        "org.apache.kafka.connect.data.Enum": "",
+        "org.apache.kafka.connect.data.Enum.x": "0",
+        "org.apache.kafka.connect.data.Enum.y": "1",
+    }
+    written = orjson.loads(schema_text(schema, generalized))
+    assert written["properties"]["e"]["enum"] == ["x", "y"]
+    assert written["properties"]["b"]["oneOf"][1] == {
+        "type": "integer",
+        "connect.index": 1,
+        "connect.type": "int64",
+    }
+    value = compile_decoder(schema, generalized)({"a": None, "b": 5, "e": "y"})
+    assert value.get("b").get("connect_union_field_1") == 5
+    assert compile_encoder(schema, generalized)(value) == {"a": None, "b": 5, "e": "y"}
+    # A union from another format (a Protobuf oneof) is written as a oneOf whatever the setting.
+    union = B.struct().name("Choice").parameter("org.apache.kafka.connect.data.Union", "Choice")
+    union = union.field("i", B.int32().optional().build()).field("s", _optional_string()).build()
+    assert schema_text(union, DEFAULTS) == (
+        '{"oneOf":[{"type":"integer","connect.index":0,"connect.type":"int32"},{"type":"string","connect.index":1}]}'
+    )

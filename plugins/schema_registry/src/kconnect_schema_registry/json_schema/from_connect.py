@@ -56,6 +56,7 @@ from kconnect_schema_registry.json_schema.options import (
     CONNECT_TYPE_MAP,
     CONNECT_TYPE_PROP,
     CONNECT_VERSION_PROP,
+    GENERALIZED_TYPE_ENUM,
     JSON_ID_PROP,
     JSON_TYPE_ENUM,
     KEY_FIELD,
@@ -66,8 +67,6 @@ from kconnect_schema_registry.json_schema.options import (
     is_union,
 )
 
-#: ``io.confluent.connect.schema.ConnectEnum``'s parameter (generalized sum types).
-GENERALIZED_TYPE_ENUM = "org.apache.kafka.connect.data.Enum"
 _NULL_SCHEMA: dict[str, Any] = {"type": "null"}
 _INTEGERS = (Type.INT8, Type.INT16, Type.INT32, Type.INT64)
 
@@ -144,7 +143,8 @@ class _Writer:
             head["type"] = "boolean"
         elif kind is Type.STRING:
             if GENERALIZED_TYPE_ENUM in parameters or JSON_TYPE_ENUM in parameters:
-                prefix = JSON_TYPE_ENUM + "."
+                generalized = self.options.generalized_sum_type_support
+                prefix = (GENERALIZED_TYPE_ENUM if generalized else JSON_TYPE_ENUM) + "."
                 head["enum"] = [
                     None if key[len(prefix) :] == NULL_MARKER else key[len(prefix) :]
                     for key in parameters

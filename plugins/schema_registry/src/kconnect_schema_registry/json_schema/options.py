@@ -11,6 +11,10 @@ NAMESPACE = "io.confluent.connect.json"
 JSON_ID_PROP = NAMESPACE + ".Id"
 JSON_TYPE_ENUM = NAMESPACE + ".Enum"
 JSON_TYPE_ONE_OF = NAMESPACE + ".OneOf"
+#: ``io.confluent.connect.schema.ConnectEnum`` / ``ConnectUnion`` parameters (generalized sum types).
+GENERALIZED_TYPE_ENUM = "org.apache.kafka.connect.data.Enum"
+GENERALIZED_TYPE_UNION = "org.apache.kafka.connect.data.Union"
+GENERALIZED_UNION_PREFIX = "connect_union_"
 NULL_MARKER = "<NULL>"
 
 CONNECT_TYPE_PROP = "connect.type"
@@ -39,11 +43,16 @@ class JsonSchemaDataOptions:
     ignore_default_for_nullables: bool = False
     #: ``json.fail.invalid.schema``: payloads are validated against the JSON Schema both ways.
     validate: bool = False
+    #: ``generalized.sum.type.support``: unions and enums read with the parameters other formats share.
+    generalized_sum_type_support: bool = False
 
 
 def is_union(schema: Schema) -> bool:
-    """Whether `schema` is the ``io.confluent.connect.json.OneOf`` struct Confluent reads a ``oneOf`` into."""
-    return schema.type is Type.STRUCT and schema.name == JSON_TYPE_ONE_OF
+    """Whether `schema` is a union struct: Confluent's ``io.confluent.connect.json.OneOf``, or any struct
+    with the generalized union parameter (a Protobuf oneof, an Avro union read with generalized types)."""
+    if schema.type is not Type.STRUCT:
+        return False
+    return schema.name == JSON_TYPE_ONE_OF or GENERALIZED_TYPE_UNION in (schema.parameters or {})
 
 
 #: The bits of Connect's integer types.

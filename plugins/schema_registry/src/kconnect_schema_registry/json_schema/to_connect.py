@@ -27,6 +27,9 @@ from kconnect_schema_registry.json_schema.options import (
     CONNECT_TYPE_MAP,
     CONNECT_TYPE_PROP,
     CONNECT_VERSION_PROP,
+    GENERALIZED_TYPE_ENUM,
+    GENERALIZED_TYPE_UNION,
+    GENERALIZED_UNION_PREFIX,
     JSON_TYPE_ENUM,
     JSON_TYPE_ONE_OF,
     KEY_FIELD,
@@ -70,6 +73,8 @@ class _Reader:
         self.root = root
         self.options = options
         self.resolving: list[str] = []
+        #: Generalized unions are numbered in the order they are met (``connect_union_0``...).
+        self.union_index = 0
 
     def _resolve(self, ref: str) -> Any:
         if not ref.startswith("#"):
@@ -119,7 +124,7 @@ class _Reader:
                 builder = self._number(node, types)
             else:
                 values = node["enum"] if "enum" in node else [node["const"]]
-                builder = _enum(values)
+                builder = _enum(values, self.options.generalized_sum_type_support)
         elif types is None:
             types = _implied_type(node)
             if types is None:
@@ -260,18 +265,26 @@ class _Reader:
             raise DataError(f"Invalid combinator in JSON Schema {node!r}")
         if len(subs) == 1 and self.options.flatten_singleton_unions:
             return self.schema(subs[0], None, False)
+        generalized = self.options.generalized_sum_type_support
+        name = JSON_TYPE_ONE_OF
+        if generalized:  # numbered before the optional case returns, as Confluent numbers them
+            name = f"{GENERALIZED_UNION_PREFIX}{self.union_index}"
+            self.union_index += 1
         if len(subs) == 2:
             nulls = [s for s in subs if _kind(self._deref(s)) == "null"]
             if nulls:
                 non_null = next((s for s in subs if s is not nulls[0]), nulls[0])
                 return self.schema(non_null, version, True)
-        builder = SchemaBuilder.struct().name(JSON_TYPE_ONE_OF)
+        builder = SchemaBuilder.struct().name(name)
+        if generalized:
+            builder.parameter(GENERALIZED_TYPE_UNION, name)
         index = 0
         for sub in subs:
             if _kind(self._deref(sub)) == "null":
                 builder.optional()
             else:
-                builder.field(f"{JSON_TYPE_ONE_OF}.field.{index}", self.schema(sub, None, True))
+                field = f"{GENERALIZED_UNION_PREFIX}field_{index}" if generalized else f"{name}.field.{index}"
+                builder.field(field, self.schema(sub, None, True))
                 index += 1
         return self._finish(node, builder, version, force_optional, combined=True)
 
@@ -345,11 +358,13 @@ def _everit_kind(node: Any) -> str:
     return kind or "other"
 
 
-def _enum(values: Any) -> SchemaBuilder:
-    builder = SchemaBuilder.string().parameter(JSON_TYPE_ENUM, "")
-    for value in values if isinstance(values, list) else []:
+def _enum(values: Any, generalized: bool) -> SchemaBuilder:
+    """Confluent's ``toConnectEnums``: symbols as parameters (their position with generalized types)."""
+    name = GENERALIZED_TYPE_ENUM if generalized else JSON_TYPE_ENUM
+    builder = SchemaBuilder.string().parameter(name, "")  # JSON enums have no name
+    for index, value in enumerate(values if isinstance(values, list) else []):
         symbol = NULL_MARKER if value is None else _java_text(value)
-        builder.parameter(f"{JSON_TYPE_ENUM}.{symbol}", symbol)
+        builder.parameter(f"{name}.{symbol}", str(index) if generalized else symbol)
     return builder
 
 
