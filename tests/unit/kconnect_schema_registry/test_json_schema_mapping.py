@@ -408,7 +408,7 @@ def test_a_one_of_reads_into_the_branch_the_value_matches() -> None:
 
 def test_keys_whose_other_values_are_not_implemented_are_refused() -> None:
     config = json_schema_config_def(__import__("kconnect_schema_registry.config").config.serde_config_def())
-    for key in ("ignore.modern.dialects", "preserve.additional.properties", "json.indent.output"):
+    for key in ("preserve.additional.properties", "json.indent.output"):
         parsed = config.parse({"schema.registry.url": "http://r", key: "true"})
         with pytest.raises(ConfigException, match=key):
             options_from_parsed(parsed)
@@ -532,3 +532,21 @@ def test_generalized_sum_types_read_and_write_as_confluent_maps_them() -> None:
     assert schema_text(union, DEFAULTS) == (
         '{"oneOf":[{"type":"integer","connect.index":0,"connect.type":"int32"},{"type":"string","connect.index":1}]}'
     )
+
+
+def test_ignore_modern_dialects_validates_a_2020_12_schema_as_draft_7() -> None:
+    from kconnect_schema_registry.json_schema.converter import JsonSchemaDoc, JsonSchemaFormat
+
+    node = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+        "dependentRequired": {"a": ["b"]},  # a 2019-09 keyword draft 7 does not know
+    }
+    doc = JsonSchemaDoc(orjson.dumps(node).decode(), node)
+    schema = to_connect_schema(node, None, DEFAULTS)
+    payload = memoryview(b'{"a":"x"}')
+    with pytest.raises(DataError, match="Validation error in JSON"):
+        JsonSchemaFormat(JsonSchemaDataOptions(validate=True), 10).decode(doc, schema, payload)
+    draft7 = JsonSchemaFormat(JsonSchemaDataOptions(validate=True, ignore_modern_dialects=True), 10)
+    assert draft7.decode(doc, schema, payload).get("a") == "x"

@@ -66,7 +66,7 @@ class JsonSchemaFormat:
     def _validate(self, schema: JsonSchemaDoc, node: Any) -> None:
         """``json.fail.invalid.schema``: a payload the schema does not accept is a serialization error."""
         validator = self._validators.get(schema.text) or self._validators.put(
-            schema.text, PayloadValidator(schema.node)
+            schema.text, PayloadValidator(schema.node, self.options.ignore_modern_dialects)
         )
         validator.check(node)
 

@@ -45,6 +45,8 @@ class JsonSchemaDataOptions:
     validate: bool = False
     #: ``generalized.sum.type.support``: unions and enums read with the parameters other formats share.
     generalized_sum_type_support: bool = False
+    #: ``ignore.modern.dialects``: 2019-09 and 2020-12 schemas are treated as draft 7.
+    ignore_modern_dialects: bool = False
 
 
 def is_union(schema: Schema) -> bool:

@@ -18,8 +18,9 @@ from kconnect.errors import DataError
 class PayloadValidator:
     """The validator of one JSON Schema, built once and used for every payload written or read with it."""
 
-    def __init__(self, schema: Any) -> None:
-        cls = validator_for(schema, default=Draft7Validator)
+    def __init__(self, schema: Any, ignore_modern_dialects: bool = False) -> None:
+        # ignore.modern.dialects: a 2019-09 or 2020-12 schema is checked as draft 7, as Confluent does.
+        cls = Draft7Validator if ignore_modern_dialects else validator_for(schema, default=Draft7Validator)
         # everit checks "format" too (date-time, email, ...); jsonschema does only when asked.
         self._validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
 
