@@ -423,3 +423,28 @@ def test_use_latest_version_writes_with_the_subjects_latest_schema(
     assert schema_id(message) == registry.get_latest_version(f"{topic}-value").schema_id
     assert AvroDeserializer(registry)(message, context) == {"name": "ann", "email": None}
     assert registry.get_versions(f"{topic}-value") == [1]
+
+
+NUMBERS = (
+    SchemaBuilder.struct()
+    .name(UNION)
+    .field("int", OPT_I32)
+    .field("long", SchemaBuilder.int64().optional().build())
+    .build()
+)
+
+
+def test_a_union_of_int_and_long_keeps_the_branch(
+    converter: Callable[..., AvroConverter], registry: SchemaRegistryClient
+) -> None:
+    """The long branch written (by either side) is the long field read, as Java tells Long from Integer."""
+    topic = topic_name()
+    context = SerializationContext(topic, MessageField.VALUE)
+    ours = converter().from_connect_data(topic, NUMBERS, Struct(NUMBERS).put("long", 5))
+    assert ours is not None
+    assert ours[5:] == b"\x02\x0a"  # branch 1 (long), then 5
+    assert AvroDeserializer(registry)(ours, context) == 5
+    text = AvroMapping().from_connect_schema(NUMBERS).text()
+    theirs = AvroSerializer(registry, text)(("long", 7), context)  # fastavro's tuple names the branch
+    read = converter().to_connect_data(topic, theirs)
+    assert (read.value.get("int"), read.value.get("long")) == (None, 7)

@@ -531,3 +531,43 @@ def test_two_different_map_entries_share_the_first_definition() -> None:
     )
     with pytest.raises(TypeError):  # the converter reports it as a DataError ("Failed to serialize")
         fmt.encode(writer, schema, Struct(schema).put("a", {1: "x"}).put("b", {2: 3}))
+
+
+def test_a_union_of_int_and_long_reads_back_the_branch_written() -> None:
+    """fastavro cannot tell an int branch from a long one; such schemas are read branch by branch."""
+    opt_i64 = SchemaBuilder.int64().optional().build()
+    opt_f32 = SchemaBuilder.float32().optional().build()
+    opt_f64 = SchemaBuilder.float64().optional().build()
+    numbers = SchemaBuilder.struct().name(UNION).field("int", OPT_I32).field("long", opt_i64).build()
+    reals = (
+        SchemaBuilder.struct().name(UNION).field("float", opt_f32).field("double", opt_f64).optional().build()
+    )
+    schema = (
+        SchemaBuilder.struct()
+        .name("R")
+        .field("n", SchemaBuilder.array(numbers).build())
+        .field("r", reals)
+        .field("m", SchemaBuilder.map(STR, SchemaBuilder.array(OPT_STR).build()).build())
+        .field("c", COLOR)
+        .build()
+    )
+    fmt = AvroFormat(AvroDataSettings(enhanced_schema_support=True))
+    writer = fmt.from_connect_schema(schema)
+    value = (
+        Struct(schema)
+        .put("n", [Struct(numbers).put("long", 5), Struct(numbers).put("int", 6)])
+        .put("r", Struct(reals).put("double", 0.5))
+        .put("m", {"k": ["a", None]})
+        .put("c", "RED")
+    )
+    payload = fmt.encode(writer, schema, value)
+    reader = fmt.parse(fmt.schema_text(writer), None)  # type: ignore[arg-type]  # no references
+    assert reader.branch_reads
+    connect = fmt.to_connect_schema(reader)
+    assert connect is not None
+    back = fmt.decode(reader, connect, memoryview(payload))
+    assert [(u.get("int"), u.get("long")) for u in back.get("n")] == [(None, 5), (6, None)]
+    assert (back.get("r").get("float"), back.get("r").get("double")) == (None, 0.5)
+    assert (back.get("m"), back.get("c")) == ({"k": ["a", None]}, "RED")
+    with pytest.raises(DataError, match="bytes left"):
+        fmt.decode(reader, connect, memoryview(payload + b"\x00"))

@@ -25,6 +25,7 @@ from kconnect_schema_registry.avro.anything import (
 )
 from kconnect_schema_registry.avro.config import AvroDataSettings
 from kconnect_schema_registry.avro.mapping import AvroMapping
+from kconnect_schema_registry.avro.reader import needs_branch_names, read
 from kconnect_schema_registry.avro.schema import AvroSchema, parse, walk
 from kconnect_schema_registry.avro.values import compile_decoder, compile_encoder
 from kconnect_schema_registry.client import RegistryClient, SchemaText
@@ -35,7 +36,7 @@ Codec = Callable[[Any], Any]
 class ParsedAvro:
     """An Avro schema with its registered text, fastavro's parsed form and the codecs compiled for it."""
 
-    __slots__ = ("avro", "decoders", "encoders", "named_reads", "parsed", "text")
+    __slots__ = ("avro", "branch_reads", "decoders", "encoders", "named_reads", "parsed", "text")
 
     def __init__(self, avro: AvroSchema, text: str) -> None:
         self.avro = avro
@@ -52,6 +53,8 @@ class ParsedAvro:
             and any(b.is_named for b in node.branches)
             for node in walk(avro)
         )
+        # fastavro cannot say whether it read a union's int or long (float or double) branch.
+        self.branch_reads = needs_branch_names(avro)
         self.encoders: dict[Schema | None, Codec] = {}
         self.decoders: dict[Schema | None, Codec] = {}
 
@@ -126,6 +129,8 @@ class AvroFormat:
             )
         if schema.avro.type == "bytes":
             return decoder(bytes(payload))  # a top-level bytes value is the payload (Confluent's)
+        if schema.branch_reads:
+            return decoder(read(schema.avro, bytes(payload)))
         stream = io.BytesIO(payload)
         datum = fastavro.schemaless_reader(stream, schema.parsed, None, return_named_type=schema.named_reads)
         if stream.tell() != len(payload):

@@ -373,8 +373,7 @@ def _union_decoder(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Co
             raise DataError(f"Union struct {schema} has no field for branch {_branch_name(branch)}")
         decoder = compile_decoder(mapping, field.schema, branch)
         entry = (field.index, decoder)
-        if branch.is_named:
-            by_name[branch.full_name or ""] = entry
+        by_name[_branch_name(branch)] = entry  # tuples name named types, or any type (reader.py)
         by_kind.setdefault(branch.type, entry)
     width = len(schema.fields)
 
