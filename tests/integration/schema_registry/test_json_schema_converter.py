@@ -326,3 +326,17 @@ def test_json_fail_invalid_schema_checks_payloads_against_the_registered_schema(
     bad = data[:5] + b'{"id":"one","inner":{"x":1.5,"tags":[]}}'
     with pytest.raises(DataError, match="Validation error in JSON"):
         conv.to_connect_data(name, bad)
+
+
+def test_json_indent_output_writes_indented_payloads_both_readers_read(
+    schema_registry: Any, registry_client: SchemaRegistryClient
+) -> None:
+    name = topic()
+    conv = converter(schema_registry.url, **{"json.indent.output": "true"})
+    data = conv.from_connect_data(name, RECORD, RECORD_VALUE)
+    assert data is not None and data[5:].startswith(b'{\n  "id" : 1,\n  "name" : null,\n  "inner" : {\n')
+    read = JSONDeserializer(None, schema_registry_client=registry_client)(
+        data, SerializationContext(name, MessageField.VALUE)
+    )
+    assert read == RECORD_JSON
+    assert plain(conv.to_connect_data(name, data).value) == plain(RECORD_VALUE)

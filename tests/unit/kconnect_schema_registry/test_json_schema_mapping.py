@@ -408,7 +408,7 @@ def test_a_one_of_reads_into_the_branch_the_value_matches() -> None:
 
 def test_keys_whose_other_values_are_not_implemented_are_refused() -> None:
     config = json_schema_config_def(__import__("kconnect_schema_registry.config").config.serde_config_def())
-    for key in ("preserve.additional.properties", "json.indent.output"):
+    for key in ("preserve.additional.properties",):
         parsed = config.parse({"schema.registry.url": "http://r", key: "true"})
         with pytest.raises(ConfigException, match=key):
             options_from_parsed(parsed)
@@ -550,3 +550,17 @@ def test_ignore_modern_dialects_validates_a_2020_12_schema_as_draft_7() -> None:
         JsonSchemaFormat(JsonSchemaDataOptions(validate=True), 10).decode(doc, schema, payload)
     draft7 = JsonSchemaFormat(JsonSchemaDataOptions(validate=True, ignore_modern_dialects=True), 10)
     assert draft7.decode(doc, schema, payload).get("a") == "x"
+
+
+# What Jackson 2.21 with INDENT_OUTPUT (Confluent's json.indent.output) wrote for the same tree.
+JACKSON_PRETTY = (
+    '{\n  "a" : 1,\n  "b" : [ 1, {\n    "c" : 2,\n    "d" : [ ]\n  } ],\n  "d" : { },\n  "e" : [ ],\n'
+    '  "s" : "x\u00e9",\n  "o" : {\n    "p" : {\n      "q" : null\n    }\n  }\n}'
+)
+
+
+def test_json_indent_output_indents_as_jacksons_pretty_printer() -> None:
+    from kconnect_schema_registry.json_schema.pretty import pretty_json
+
+    tree = {"a": 1, "b": [1, {"c": 2, "d": []}], "d": {}, "e": [], "s": "x\u00e9", "o": {"p": {"q": None}}}
+    assert pretty_json(tree).decode() == JACKSON_PRETTY

@@ -80,7 +80,6 @@ _BOOLEANS: tuple[tuple[str, bool, Importance, str], ...] = (
 #: Keys kconnect refuses when set to true, with the reason.
 REFUSED_WHEN_ENABLED: Mapping[str, str] = {
     PRESERVE_ADDITIONAL_PROPERTIES: "undeclared properties kept as Variant values are not implemented",
-    INDENT_OUTPUT: "indented JSON payloads are not implemented",
 }
 
 
@@ -121,4 +120,5 @@ def options_from_parsed(parsed: Mapping[str, Any]) -> JsonSchemaDataOptions:
         validate=bool(parsed[FAIL_INVALID_SCHEMA]),
         generalized_sum_type_support=bool(parsed[GENERALIZED_SUM_TYPE_SUPPORT]),
         ignore_modern_dialects=bool(parsed[IGNORE_MODERN_DIALECTS]),
+        indent_output=bool(parsed[INDENT_OUTPUT]),
     )

@@ -30,6 +30,7 @@ from kconnect_schema_registry.json_schema.decode import Decoder, compile_decoder
 from kconnect_schema_registry.json_schema.encode import MISSING, Encoder, compile_encoder
 from kconnect_schema_registry.json_schema.from_connect import schema_text
 from kconnect_schema_registry.json_schema.options import JsonSchemaDataOptions
+from kconnect_schema_registry.json_schema.pretty import pretty_json
 from kconnect_schema_registry.json_schema.to_connect import to_connect_schema
 from kconnect_schema_registry.json_schema.validation import PayloadValidator
 
@@ -107,7 +108,8 @@ class JsonSchemaFormat:
             connect_schema, compile_encoder(connect_schema, self.options)
         )
         node = encoder(value)
-        payload = orjson.dumps(None if node is MISSING else node)
+        node = None if node is MISSING else node
+        payload = pretty_json(node) if self.options.indent_output else orjson.dumps(node)
         if self.options.validate:
             self._validate(schema, json.loads(payload, parse_float=BigDecimal))
         return payload

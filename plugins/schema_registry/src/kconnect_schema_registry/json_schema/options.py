@@ -47,6 +47,8 @@ class JsonSchemaDataOptions:
     generalized_sum_type_support: bool = False
     #: ``ignore.modern.dialects``: 2019-09 and 2020-12 schemas are treated as draft 7.
     ignore_modern_dialects: bool = False
+    #: ``json.indent.output``: payloads written indented, as Jackson's pretty printer writes them.
+    indent_output: bool = False
 
 
 def is_union(schema: Schema) -> bool:
