@@ -564,3 +564,22 @@ def test_json_indent_output_indents_as_jacksons_pretty_printer() -> None:
 
     tree = {"a": 1, "b": [1, {"c": 2, "d": []}], "d": {}, "e": [], "s": "x\u00e9", "o": {"p": {"q": None}}}
     assert pretty_json(tree).decode() == JACKSON_PRETTY
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "text"),
+    [
+        (B.float64().build(), 1.5, b"1.5"),
+        (B.float64().build(), 1e20, b"1.0E20"),
+        (B.float64().build(), 1e-5, b"1.0E-5"),
+        (B.float64().build(), 12345678.9, b"1.23456789E7"),
+        (B.float64().build(), 5e-324, b"4.9E-324"),
+        (B.float64().build(), float("nan"), b'"NaN"'),
+        (B.float32().build(), 0.1, b"0.1"),
+        (B.float32().build(), 12345678.9, b"1.2345679E7"),
+        (B.float32().build(), float("-inf"), b'"-Infinity"'),
+    ],
+)
+def test_floats_are_written_in_javas_digits(schema: Schema, value: float, text: bytes) -> None:
+    """Jackson writes Double.toString / Float.toString, and NaN and infinities as strings."""
+    assert orjson.dumps(compile_encoder(schema, DEFAULTS)(value)) == text

@@ -19,7 +19,7 @@ import orjson
 from kconnect.data.logical import Date, Decimal, Time, Timestamp
 from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
-from kconnect.data.values import java_decimal_str, java_float_repr
+from kconnect.data.values import java_decimal_str, java_double_repr, java_float_repr
 from kconnect.errors import DataError
 from kconnect_schema_registry.json_schema.options import (
     INTEGER_BITS,
@@ -68,9 +68,9 @@ def _value_encoder(schema: Schema, options: JsonSchemaDataOptions) -> Encoder:
     if kind in _BITS:
         return _integer_encoder(schema)
     if kind is Type.FLOAT32:
-        return lambda v: float(java_float_repr(_number(schema, v)))
+        return lambda v: _java_number(java_float_repr(_number(schema, v)))
     if kind is Type.FLOAT64:
-        return lambda v: _number(schema, v)
+        return lambda v: _double(_number(schema, v))
     if kind is Type.BOOLEAN:
         return lambda v: v if isinstance(v, bool) else _raise(_invalid(schema, v))
     if kind is Type.STRING:
@@ -100,6 +100,25 @@ def _nested(encode: Encoder) -> Encoder:
         return None if result is MISSING else result
 
     return encoder
+
+
+def _double(number: float) -> Any:
+    """A double as Jackson writes it (``Double.toString``): orjson's digits agree in [1e-3, 1e7)."""
+    if 1e-3 <= abs(number) < 1e7 or number == 0.0:
+        return number
+    return _java_number(java_double_repr(number))
+
+
+def _java_number(text: str) -> Any:
+    """Java's text of a float or double as JSON: plain digits as a float, others verbatim.
+
+    Jackson writes ``1.0E20`` where orjson would write ``1e20``, and NaN and infinities as strings.
+    """
+    if "E" in text:
+        return orjson.Fragment(text)
+    if text in ("NaN", "Infinity", "-Infinity"):
+        return text
+    return float(text)
 
 
 def _number(schema: Schema, value: Any) -> float:
