@@ -3,7 +3,9 @@
 `AvroFormat` is what `RegistryConverter` calls: it maps a Connect schema to the Avro schema
 Confluent registers (and its text), parses the writer's schema from the registry, and writes and
 reads values with fastavro's schemaless writer and reader, the Connect <-> fastavro conversion
-compiled once per schema pair and kept on the `ParsedAvro`.
+compiled once per schema pair and kept on the `ParsedAvro`. The hot path skips fastavro's datum:
+`binary_writer` and `binary_reader` compile per pair a codec between Connect values and Avro binary
+that gives the same bytes and values; the rare pairs they leave alone stay on fastavro's path.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from kconnect_schema_registry.avro.anything import (
     is_anything,
     to_anything,
 )
+from kconnect_schema_registry.avro.binary_reader import Tuples, payload_reader
+from kconnect_schema_registry.avro.binary_writer import payload_writer
 from kconnect_schema_registry.avro.config import AvroDataSettings
 from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.reader import needs_branch_names, read
@@ -36,7 +40,17 @@ Codec = Callable[[Any], Any]
 class ParsedAvro:
     """An Avro schema with its registered text, fastavro's parsed form and the codecs compiled for it."""
 
-    __slots__ = ("avro", "branch_reads", "decoders", "encoders", "named_reads", "parsed", "text")
+    __slots__ = (
+        "avro",
+        "branch_reads",
+        "decoders",
+        "encoders",
+        "named_reads",
+        "parsed",
+        "readers",
+        "text",
+        "writers",
+    )
 
     def __init__(self, avro: AvroSchema, text: str) -> None:
         self.avro = avro
@@ -57,6 +71,9 @@ class ParsedAvro:
         self.branch_reads = needs_branch_names(avro)
         self.encoders: dict[Schema | None, Codec] = {}
         self.decoders: dict[Schema | None, Codec] = {}
+        # The compiled binary codecs (binary_writer, binary_reader); None: fastavro's path.
+        self.writers: dict[Schema | None, Callable[[Any], bytes] | None] = {}
+        self.readers: dict[Schema | None, Callable[[memoryview], Any] | None] = {}
 
 
 class AvroFormat:
@@ -102,7 +119,21 @@ class AvroFormat:
         return self.mapping.to_connect_schema(schema.avro, version)
 
     def encode(self, schema: ParsedAvro, connect_schema: Schema | None, value: Any) -> bytes:
-        """The Avro binary of `value` (fastavro's schemaless writer)."""
+        """The Avro binary of `value`, written by the compiled writer where there is one."""
+        try:
+            write = schema.writers[connect_schema]
+        except KeyError:
+            write = schema.writers[connect_schema] = (
+                None
+                if connect_schema is None or schema.avro.type == "bytes"
+                else payload_writer(self.mapping, connect_schema, schema.avro)
+            )
+        if write is not None:
+            return write(value)
+        return self.encode_with_fastavro(schema, connect_schema, value)
+
+    def encode_with_fastavro(self, schema: ParsedAvro, connect_schema: Schema | None, value: Any) -> bytes:
+        """The Avro binary of `value` by fastavro's schemaless writer (the reference, and the fallback)."""
         encoder = schema.encoders.get(connect_schema)
         if encoder is None:
             encoder = schema.encoders[connect_schema] = (
@@ -119,7 +150,26 @@ class AvroFormat:
         return out.getvalue()
 
     def decode(self, schema: ParsedAvro, connect_schema: Schema | None, payload: memoryview) -> Any:
-        """The Connect value of an Avro payload written with `schema`."""
+        """The Connect value of an Avro payload written with `schema`, read by the compiled reader
+        where there is one."""
+        try:
+            decode = schema.readers[connect_schema]
+        except KeyError:
+            decode = schema.readers[connect_schema] = (
+                None
+                if connect_schema is None or schema.avro.type == "bytes"
+                else payload_reader(
+                    self.mapping, connect_schema, schema.avro, Tuples(schema.named_reads, schema.branch_reads)
+                )
+            )
+        if decode is not None:
+            return decode(payload)
+        return self.decode_with_fastavro(schema, connect_schema, payload)
+
+    def decode_with_fastavro(
+        self, schema: ParsedAvro, connect_schema: Schema | None, payload: memoryview
+    ) -> Any:
+        """The Connect value of an Avro payload by fastavro's reader (the reference, and the fallback)."""
         decoder = schema.decoders.get(connect_schema)
         if decoder is None:
             decoder = schema.decoders[connect_schema] = (
