@@ -1,4 +1,4 @@
-"""FileStreamSink writes each value as Java's FileStreamSinkTask does: ``println(value)``, its ``toString``."""
+"""FileStreamSink writes each value as Java's FileStreamSinkTask does: ``println(value)``."""
 
 from __future__ import annotations
 
@@ -35,7 +35,17 @@ ROW = (
         (1e20, "1.0E20"),
         (decimal.Decimal("-0.00"), "0.00"),
         ({"a": 1, "b": [True, None]}, "{a=1, b=[true, null]}"),
-        (datetime.date(2024, 1, 2), "2024-01-02"),
+        # Kafka's logical values are java.util.Date: Date.toString (as a JVM in UTC prints it).
+        (datetime.date(2024, 1, 2), "Tue Jan 02 00:00:00 UTC 2024"),
+        (datetime.time(1, 2, 3, 456000), "Thu Jan 01 01:02:03 UTC 1970"),
+        (
+            datetime.datetime(2024, 1, 2, 3, 4, 5, 678000, tzinfo=datetime.timezone.utc),
+            "Tue Jan 02 03:04:05 UTC 2024",
+        ),
+        (
+            datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone(datetime.timedelta(hours=2))),
+            "Tue Jan 02 01:04:05 UTC 2024",
+        ),
     ],
 )
 def test_values_print_as_java_prints_them(value: Any, line: str) -> None:

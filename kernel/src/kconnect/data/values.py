@@ -131,8 +131,31 @@ def java_to_string(value: Any, schema: Schema | None = None) -> str:
         fields = (f"{f.name}={java_to_string(v, f.schema)}" for f, v in shown if v is not None)
         return "Struct{" + ",".join(fields) + "}"
     if isinstance(value, (datetime.date, datetime.time)):
-        return value.isoformat()
+        return java_date_string(value)
     return str(value)
+
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def java_date_string(value: datetime.date | datetime.time) -> str:
+    """A Connect Date, Time or Timestamp value as Java's ``java.util.Date.toString`` prints it in UTC.
+
+    Kafka's logical values are ``java.util.Date`` objects, so ``toString`` (FileStreamSink,
+    StringConverter) gives ``Tue Jan 02 03:04:05 UTC 2024``: seconds, no milliseconds, English names.
+    A JVM prints its own default time zone; kconnect prints UTC, the zone Connect's values are in.
+    """
+    if isinstance(value, datetime.datetime):
+        moment = value.astimezone(datetime.timezone.utc) if value.tzinfo else value
+    elif isinstance(value, datetime.date):
+        moment = datetime.datetime(value.year, value.month, value.day)
+    else:
+        moment = datetime.datetime.combine(datetime.date(1970, 1, 1), value.replace(tzinfo=None))
+    return (
+        f"{_DAYS[moment.weekday()]} {_MONTHS[moment.month - 1]} {moment.day:02d} "
+        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d} UTC {moment.year}"
+    )
 
 
 # --- schema inference -----------------------------------------------------------------------------

@@ -11,38 +11,65 @@ without references.
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from confluent_kafka.schema_registry.confluent import meta_pb2
+from confluent_kafka.schema_registry.confluent.type import decimal_pb2 as confluent_decimal_pb2
+from google.protobuf import (
+    any_pb2,
+    api_pb2,
+    descriptor_pb2,
+    descriptor_pool,
+    duration_pb2,
+    empty_pb2,
+    field_mask_pb2,
+    message_factory,
+    source_context_pb2,
+    struct_pb2,
+    timestamp_pb2,
+    type_pb2,
+    wrappers_pb2,
+)
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
+from google.type import (
+    calendar_period_pb2,
+    color_pb2,
+    date_pb2,
+    datetime_pb2,
+    dayofweek_pb2,
+    decimal_pb2,
+    expr_pb2,
+    fraction_pb2,
+    interval_pb2,
+    latlng_pb2,
+    localized_text_pb2,
+    money_pb2,
+    month_pb2,
+    phone_number_pb2,
+    postal_address_pb2,
+    quaternion_pb2,
+    timeofday_pb2,
+)
 from kconnect.errors import DataError
 
 from kconnect_schema_registry.wire import encode_message_indexes
 
-#: The modules defining each file Confluent's registry knows without a reference.
-_KNOWN_MODULES: Mapping[str, str] = {
-    "confluent/meta.proto": "confluent_kafka.schema_registry.confluent.meta_pb2",
-    "confluent/type/decimal.proto": "confluent_kafka.schema_registry.confluent.type.decimal_pb2",
-    **{
-        f"google/protobuf/{name}.proto": f"google.protobuf.{name}_pb2"
-        for name in (
-            "any", "api", "descriptor", "duration", "empty", "field_mask",
-            "source_context", "struct", "timestamp", "type", "wrappers",
-        )
-    },
-    **{
-        f"google/type/{name}.proto": f"google.type.{name}_pb2"
-        for name in (
-            "calendar_period", "color", "date", "datetime", "dayofweek", "decimal", "expr",
-            "fraction", "interval", "latlng", "localized_text", "money", "month", "phone_number",
-            "postal_address", "quaternion", "timeofday",
-        )
-    },
+#: The modules defining each file Confluent's registry knows without a reference, by file name.
+_KNOWN_MODULES: Mapping[str, ModuleType] = {
+    module.DESCRIPTOR.name: module
+    for module in (
+        meta_pb2, confluent_decimal_pb2,
+        any_pb2, api_pb2, descriptor_pb2, duration_pb2, empty_pb2, field_mask_pb2,
+        source_context_pb2, struct_pb2, timestamp_pb2, type_pb2, wrappers_pb2,
+        calendar_period_pb2, color_pb2, date_pb2, datetime_pb2, dayofweek_pb2, decimal_pb2, expr_pb2,
+        fraction_pb2, interval_pb2, latlng_pb2, localized_text_pb2, money_pb2, month_pb2,
+        phone_number_pb2, postal_address_pb2, quaternion_pb2, timeofday_pb2,
+    )
 }  # fmt: skip
 
 
@@ -53,7 +80,7 @@ def is_known_file(name: str) -> bool:
 
 def known_file(name: str) -> descriptor_pb2.FileDescriptorProto:
     """The `FileDescriptorProto` of the well-known file `name` (``google/protobuf/timestamp.proto``)."""
-    module = importlib.import_module(_KNOWN_MODULES[name])
+    module = _KNOWN_MODULES[name]
     proto = descriptor_pb2.FileDescriptorProto()
     module.DESCRIPTOR.CopyToProto(proto)
     return proto
@@ -61,7 +88,7 @@ def known_file(name: str) -> descriptor_pb2.FileDescriptorProto:
 
 def meta_extension(name: str) -> Any:
     """Confluent's ``confluent.<name>`` option extension (``field_meta``, ``message_meta``...)."""
-    return getattr(importlib.import_module(_KNOWN_MODULES["confluent/meta.proto"]), name)
+    return getattr(meta_pb2, name)
 
 
 def message_type_of(field: FieldDescriptor) -> Descriptor:
@@ -79,7 +106,7 @@ def enum_type_of(field: FieldDescriptor) -> EnumDescriptor:
 
 
 def _known_serialized(name: str) -> bytes:
-    return bytes(importlib.import_module(_KNOWN_MODULES[name]).DESCRIPTOR.serialized_pb)
+    return bytes(_KNOWN_MODULES[name].DESCRIPTOR.serialized_pb)
 
 
 @dataclass(eq=False)
