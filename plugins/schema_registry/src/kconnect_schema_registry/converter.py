@@ -131,7 +131,9 @@ class RegistryConverter(Generic[S]):
         self._settings: RegistrySettings | None = None
         self._writers: LruCache[tuple[str, Schema | None], _Writer[S]] = LruCache(1000)
         self._readers: LruCache[tuple[str, int], _Reader[S]] = LruCache(1000)
-        self._last: tuple[str, Schema | None, _Writer[S]] | None = None
+        # The last writer and reader used, with the format: a steady stream skips the LRU caches.
+        self._last: tuple[str, Schema | None, _Writer[S], SchemaFormat[S]] | None = None
+        self._last_reader: tuple[str, int, _Reader[S], SchemaFormat[S]] | None = None
 
     def new_format(self, parsed: Mapping[str, Any], is_key: bool) -> SchemaFormat[S]:
         """The format configured from the parsed converter config."""
@@ -149,10 +151,11 @@ class RegistryConverter(Generic[S]):
         capacity = int(parsed.get(self.cache_size_key) or 1000)  # type: ignore[call-overload]
         self._writers = LruCache(capacity)
         self._readers = LruCache(capacity)
-        self._last = None
 
     def close(self) -> None:
         """Close the registry client."""
+        self._last = None
+        self._last_reader = None
         if self._client is not None:
             self._client.close()
             self._client = None
@@ -175,13 +178,13 @@ class RegistryConverter(Generic[S]):
             return None
         last = self._last
         if last is not None and last[1] is schema and last[0] == topic:
-            writer = last[2]
+            writer, fmt = last[2], last[3]
         else:
             writer = self._writers.get((topic, schema)) or self._writers.put(
                 (topic, schema), self._new_writer(topic, schema)
             )
-            self._last = (topic, schema, writer)
-        fmt = self._ready()[0]
+            fmt = self._ready()[0]
+            self._last = (topic, schema, writer, fmt)
         try:
             payload = fmt.encode(writer.schema, schema, value)
         except DataError:
@@ -232,9 +235,14 @@ class RegistryConverter(Generic[S]):
         if value is None:
             return SchemaAndValue.NULL
         schema_id, payload = unframe(value)
-        key = (topic, schema_id)
-        reader = self._readers.get(key) or self._readers.put(key, self._new_reader(topic, schema_id))
-        fmt = self._ready()[0]
+        last = self._last_reader
+        if last is not None and last[1] == schema_id and last[0] == topic:
+            reader, fmt = last[2], last[3]
+        else:
+            key = (topic, schema_id)
+            reader = self._readers.get(key) or self._readers.put(key, self._new_reader(topic, schema_id))
+            fmt = self._ready()[0]
+            self._last_reader = (topic, schema_id, reader, fmt)
         try:
             connect_value = fmt.decode(reader.schema, reader.connect_schema, payload)
         except DataError:

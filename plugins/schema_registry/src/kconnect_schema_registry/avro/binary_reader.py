@@ -36,6 +36,7 @@ from kconnect_schema_registry.avro.binary import (
     read_long,
     read_string,
 )
+from kconnect_schema_registry.avro.binary_inline import record_reader
 from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.names import KEY_FIELD, VALUE_FIELD, is_union_schema
 from kconnect_schema_registry.avro.schema import AvroSchema
@@ -289,30 +290,7 @@ def _struct_reader(mapping: AvroMapping, schema: Schema, avro: AvroSchema, named
                 ) from None
             raise
         plan.append((slot[0], reader))
-    width = len(schema.fields)
-    in_order = [index for index, _ in plan] == list(range(width))
-    readers = [reader for _, reader in plan]
-    trusted = Struct._trusted
-
-    if in_order:
-
-        def ordered(data: bytes, pos: int) -> tuple[Struct, int]:
-            values: list[Any] = []
-            append = values.append
-            for reader in readers:
-                value, pos = reader(data, pos)
-                append(value)
-            return trusted(schema, values), pos
-
-        return ordered
-
-    def struct(data: bytes, pos: int) -> tuple[Struct, int]:
-        values: list[Any] = [None] * width
-        for index, reader in plan:
-            values[index], pos = reader(data, pos)
-        return trusted(schema, values), pos
-
-    return struct
+    return record_reader(schema, plan)
 
 
 def _union_reader(mapping: AvroMapping, schema: Schema, avro: AvroSchema, named: Tuples) -> Reader:

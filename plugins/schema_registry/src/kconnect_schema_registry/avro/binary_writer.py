@@ -33,6 +33,7 @@ from kconnect_schema_registry.avro.binary import (
     write_long,
     write_string,
 )
+from kconnect_schema_registry.avro.binary_inline import record_writer
 from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.names import KEY_FIELD, VALUE_FIELD, is_union_schema, string_keyed
 from kconnect_schema_registry.avro.schema import AvroSchema, parse
@@ -329,21 +330,7 @@ def _struct_writer(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> 
         default = None if ignore_defaults else connect_field.schema.default_value
         plan.append((connect_field.index, default, connect_field.schema.optional, avro_field.name, writer))
 
-    def struct(out: bytearray, value: Any) -> None:
-        if not isinstance(value, Struct):
-            raise DataError(f"Invalid type for STRUCT: {type(value).__name__}")
-        if value.schema is not schema and value.schema != schema:
-            raise DataError("Mismatching struct schema")
-        slots = value.values()
-        for index, default, optional, name, writer in plan:
-            item = slots[index] if index >= 0 else None
-            if item is None:
-                item = default
-                if item is None and not optional:
-                    raise DataError(f"Found null value for non-optional schema (field {name})")
-            writer(out, item)
-
-    return struct
+    return record_writer(schema, plan)
 
 
 def _null_writer(index: int) -> Writer:
