@@ -45,10 +45,11 @@ _WRITE_INLINE: dict[Any, str] = {
         write_long(out, item)""",
     write_string: """
     data = encode_utf8(item)
-    if len(data) < 64:
-        out.append(len(data) << 1)
+    size = len(data)
+    if size < 64:
+        out.append(size << 1)
     else:
-        write_long(out, len(data))
+        write_long(out, size)
     out += data""",
     write_double: """
     try:
@@ -134,14 +135,16 @@ def record_writer(schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]]
         "        raise DataError(f'Invalid type for STRUCT: {type(value).__name__}')",
         "    if value.schema is not schema and value.schema != schema:",
         "        raise DataError('Mismatching struct schema')",
-        "    slots = value.values()",
     ]
+    width = len(schema.fields)
+    if width:  # unpacking the slots at once is cheaper than a subscript per field
+        lines.append("    " + "".join(f"s{slot}, " for slot in range(width)) + "= value.values()")
     for i, (index, default, optional, name, writer) in enumerate(plan):
         env[f"w{i}"], env[f"d{i}"], env[f"n{i}"] = writer, default, name
         if index < 0:
             lines.append(f"    w{i}(out, None)")
             continue
-        lines += [f"    item = slots[{index}]", "    if item is None:", f"        item = d{i}"]
+        lines += [f"    item = s{index}", "    if item is None:", f"        item = d{i}"]
         if not optional:
             lines += [
                 "        if item is None:",

@@ -388,15 +388,21 @@ def _union_writer(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> W
 def payload_writer(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Callable[[Any], bytes] | None:
     """The function from a Connect value to its Avro payload, or None for a pair left to fastavro;
     `avro` is the writer schema as the mapping built it (or as parsed from the registry)."""
+    # The registered text defines a named type once: a second, different MapEntry (say) is a
+    # reference to the first. Compile against that, as fastavro writes with it.
+    registered = parse(avro.text())
     try:
-        # The registered text defines a named type once: a second, different MapEntry (say) is a
-        # reference to the first. Compile against that, as fastavro writes with it.
-        write = compile_binary_writer(mapping, schema, parse(avro.text()))
+        if registered.type != "union" and not schema.optional:
+            write = _field_writer(mapping, schema, registered)  # a required value: None checked below
+        else:
+            write = compile_binary_writer(mapping, schema, registered)
     except Unsupported as e:
         logger.debug("Avro values of %s written with fastavro: %s", avro.full_name or avro.type, e)
         return None
 
     def encode(value: Any) -> bytes:
+        if value is None and not schema.optional:
+            raise DataError("Found null value for non-optional schema")
         out = bytearray()
         write(out, value)
         return bytes(out)
