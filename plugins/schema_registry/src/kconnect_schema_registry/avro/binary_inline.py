@@ -12,6 +12,7 @@ text goes into it).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from kconnect.data.schema import Schema
@@ -128,14 +129,31 @@ def _compile(source: str, env: dict[str, Any], name: str) -> Any:
 def record_writer(schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]]) -> Writer:
     """The writer of a Struct of `schema`; `plan` per Avro field in order: Connect slot (-1: none,
     written as null), default, optional, field name, the field's writer (None handled by it)."""
+    return _record(schema, plan, payload=False)  # type: ignore[no-any-return]
+
+
+def record_payload(schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]]) -> Callable[[Any], bytes]:
+    """`record_writer` as a whole payload: a required Struct of `schema` to its Avro bytes, one call
+    less per record for the top-level record a converter writes."""
+    return _record(schema, plan, payload=True)  # type: ignore[no-any-return]
+
+
+def _record(schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]], payload: bool) -> Any:
     env: dict[str, Any] = {"schema": schema}
-    lines = [
-        "def record(out, value):",
+    lines = ["def record(value):"] if payload else ["def record(out, value):"]
+    if payload:
+        lines += [
+            "    if value is None:",
+            "        raise DataError('Found null value for non-optional schema')",
+        ]
+    lines += [
         "    if not isinstance(value, Struct):",
         "        raise DataError(f'Invalid type for STRUCT: {type(value).__name__}')",
         "    if value.schema is not schema and value.schema != schema:",
         "        raise DataError('Mismatching struct schema')",
     ]
+    if payload:
+        lines.append("    out = bytearray()")
     width = len(schema.fields)
     if width:  # unpacking the slots at once is cheaper than a subscript per field
         lines.append("    " + "".join(f"s{slot}, " for slot in range(width)) + "= value.values()")
@@ -152,7 +170,9 @@ def record_writer(schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]]
             ]
         inline = _WRITE_INLINE.get(writer)
         lines.append(inline if inline is not None else f"    w{i}(out, item)")
-    return _compile("\n".join(lines) + "\n", env, "record")  # type: ignore[no-any-return]
+    if payload:
+        lines.append("    return bytes(out)")
+    return _compile("\n".join(lines) + "\n", env, "record")
 
 
 def record_reader(schema: Schema, plan: list[tuple[int, Reader]]) -> Reader:

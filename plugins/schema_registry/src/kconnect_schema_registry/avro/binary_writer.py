@@ -33,7 +33,7 @@ from kconnect_schema_registry.avro.binary import (
     write_long,
     write_string,
 )
-from kconnect_schema_registry.avro.binary_inline import record_writer
+from kconnect_schema_registry.avro.binary_inline import record_payload, record_writer
 from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.names import KEY_FIELD, VALUE_FIELD, is_union_schema, string_keyed
 from kconnect_schema_registry.avro.schema import AvroSchema, parse
@@ -301,6 +301,12 @@ def _map_writer(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> Wri
 
 
 def _struct_writer(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> Writer:
+    return record_writer(schema, _struct_plan(mapping, schema, target))
+
+
+def _struct_plan(
+    mapping: AvroMapping, schema: Schema, target: AvroSchema
+) -> list[tuple[int, Any, bool, str, Writer]]:
     if target.type != "record":
         raise Unsupported(f"STRUCT written as {target.type}")
     by_name = {}
@@ -330,7 +336,7 @@ def _struct_writer(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> 
         default = None if ignore_defaults else connect_field.schema.default_value
         plan.append((connect_field.index, default, connect_field.schema.optional, avro_field.name, writer))
 
-    return record_writer(schema, plan)
+    return plan
 
 
 def _null_writer(index: int) -> Writer:
@@ -392,6 +398,9 @@ def payload_writer(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Ca
     # reference to the first. Compile against that, as fastavro writes with it.
     registered = parse(avro.text())
     try:
+        if registered.type == "record" and schema.type is Type.STRUCT and not schema.optional:
+            if not is_union_schema(schema):  # the usual value, a record: one generated function
+                return record_payload(schema, _struct_plan(mapping, schema, registered))
         if registered.type != "union" and not schema.optional:
             write = _field_writer(mapping, schema, registered)  # a required value: None checked below
         else:
