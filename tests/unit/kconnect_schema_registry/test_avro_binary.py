@@ -33,6 +33,7 @@ from kconnect_schema_registry.avro.names import AVRO_TYPE_ENUM, is_union_schema
 from tests.unit.kconnect_schema_registry import test_avro_mapping as unit_table
 
 ROUNDS = 40
+HEADER = b"\x00\x00\x00\x00\x07"
 
 
 def _integration_table() -> ModuleType:
@@ -201,6 +202,7 @@ def test_compiled_codec_writes_and_reads_as_fastavro(
     )
     assert write is not None, "every schema Confluent's mapping makes is compiled"
     assert decode is not None, "every schema Confluent's mapping reads is compiled"
+    framed = fmt.framed_encoder(writer, schema, HEADER)
     rng = random.Random(f"{schema}{settings}")
     values = [random_value(schema, rng) for _ in range(ROUNDS)]
     if table_value is not None:
@@ -215,6 +217,7 @@ def test_compiled_codec_writes_and_reads_as_fastavro(
         payload = write(value)
         assert payload == expected, value
         assert fmt.encode(writer, schema, value) == expected
+        assert framed is not None and framed(value) == HEADER + expected
         want = fmt.decode_with_fastavro(reader, connect, memoryview(payload))
         got = decode(memoryview(payload))
         assert got == want

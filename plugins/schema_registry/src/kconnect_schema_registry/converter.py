@@ -13,12 +13,16 @@ Confluent's converters do:
 
 Each step is cached (Connect schema -> id per topic, id -> schemas), so a steady stream makes no
 registry call and maps no schema per record; the caches hold ``schemas.cache.config`` entries.
+
+A format may also offer ``framed_encoder(schema, connect_schema, header)``, returning a function
+from a Connect value to the whole message (header included) or None; the converter asks once per
+topic and schema and then calls it per record instead of `encode` (Avro's compiled writer does).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -104,6 +108,8 @@ class _Writer(Generic[S]):
     schema_id: int
     schema: S
     header: bytes
+    #: The format's `framed_encoder` for this writer, if it has one.
+    framed: Callable[[Any], bytes] | None = None
 
 
 @dataclass(frozen=True)
@@ -186,6 +192,8 @@ class RegistryConverter(Generic[S]):
             fmt = self._ready()[0]
             self._last = (topic, schema, writer, fmt)
         try:
+            if writer.framed is not None:
+                return writer.framed(value)
             payload = fmt.encode(writer.schema, schema, value)
         except DataError:
             raise
@@ -224,7 +232,10 @@ class RegistryConverter(Generic[S]):
             schema = fmt.parse(text, client)
         else:
             schema_id = client.id_for(subject, fmt.schema_text(schema))
-        return _Writer(schema_id, schema, frame(schema_id, b""))
+        header = frame(schema_id, b"")
+        framed_encoder = getattr(fmt, "framed_encoder", None)
+        framed = None if framed_encoder is None else framed_encoder(schema, connect_schema, header)
+        return _Writer(schema_id, schema, header, framed)
 
     # --- bytes -> Connect ------------------------------------------------------------------------
 

@@ -5,6 +5,8 @@ as Avro binary and read them back; these are their building blocks: zig-zag vari
 ``long``), little-endian ``float``/``double``, length-prefixed ``bytes``/``string``. Each writer
 appends to a bytearray; each reader takes ``(data, pos)`` and returns ``(value, next pos)``.
 
+`union_branch_check` is fastavro's test of a value against a union branch.
+
 Where fastavro is lenient (a float written as a long is truncated, a float32 beyond range is
 infinity) these are too, so the compiled path writes the same bytes fastavro would.
 """
@@ -12,9 +14,12 @@ infinity) these are too, so the compiled path writes the same bytes fastavro wou
 from __future__ import annotations
 
 import math
+import numbers
 import struct
 from collections.abc import Callable
 from typing import Any
+
+from kconnect_schema_registry.avro.schema import AvroSchema
 
 #: A compiled writer: appends the Avro binary of a value to the buffer.
 Writer = Callable[[bytearray, Any], None]
@@ -22,6 +27,8 @@ Writer = Callable[[bytearray, Any], None]
 Reader = Callable[[bytes, int], tuple[Any, int]]
 
 _MAX_ZIGZAG = (1 << 64) - 1
+_INT_RANGE = (-(2**31), 2**31 - 1)
+_LONG_RANGE = (-(2**63), 2**63 - 1)
 _FLOAT = struct.Struct("<f")
 _DOUBLE = struct.Struct("<d")
 _encode_utf8 = str.encode
@@ -172,3 +179,27 @@ def read_blocks(data: bytes, pos: int) -> tuple[int, int]:
         count = -count
         _, pos = read_long(data, pos)
     return count, pos
+
+
+def union_branch_check(branch: AvroSchema) -> Callable[[Any], bool] | None:
+    """fastavro's test of whether a datum fits a union branch (it picks the branch by it), for the
+    primitive branches; None for arrays, maps and records, which it validates deeply."""
+    kind = branch.type
+    if kind in ("int", "long"):
+        low, high = _INT_RANGE if kind == "int" else _LONG_RANGE
+        return lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and low <= int(v) <= high
+    if kind in ("float", "double"):
+        return lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)
+    if kind == "boolean":
+        return lambda v: isinstance(v, bool)
+    if kind == "string":
+        return lambda v: isinstance(v, str)
+    if kind == "bytes":
+        return lambda v: isinstance(v, bytes | bytearray)
+    if kind == "fixed":
+        size = branch.size
+        return lambda v: isinstance(v, bytes) and len(v) == size
+    if kind == "enum":
+        symbols = frozenset(branch.symbols)
+        return lambda v: isinstance(v, str) and v in symbols
+    return None

@@ -39,16 +39,16 @@ _WRITE_INLINE: dict[Any, str] = {
     if type(item) is int and -0x8000000000000000 <= item <= 0x7FFFFFFFFFFFFFFF:
         z = (item << 1) ^ (item >> 63)
         while z > 0x7F:
-            out.append((z & 0x7F) | 0x80)
+            append((z & 0x7F) | 0x80)
             z >>= 7
-        out.append(z)
+        append(z)
     else:
         write_long(out, item)""",
     write_string: """
     data = encode_utf8(item)
     size = len(data)
     if size < 64:
-        out.append(size << 1)
+        append(size << 1)
     else:
         write_long(out, size)
     out += data""",
@@ -63,7 +63,7 @@ _WRITE_INLINE: dict[Any, str] = {
     except (OverflowError, struct_error):
         write_float(out, item)""",
     write_boolean: """
-    out.append(1 if item else 0)""",
+    append(1 if item else 0)""",
 }
 
 _READ_INLINE: dict[Any, str] = {
@@ -129,17 +129,21 @@ def _compile(source: str, env: dict[str, Any], name: str) -> Any:
 def record_writer(schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]]) -> Writer:
     """The writer of a Struct of `schema`; `plan` per Avro field in order: Connect slot (-1: none,
     written as null), default, optional, field name, the field's writer (None handled by it)."""
-    return _record(schema, plan, payload=False)  # type: ignore[no-any-return]
+    return _record(schema, plan, payload=False, header=b"")  # type: ignore[no-any-return]
 
 
-def record_payload(schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]]) -> Callable[[Any], bytes]:
-    """`record_writer` as a whole payload: a required Struct of `schema` to its Avro bytes, one call
-    less per record for the top-level record a converter writes."""
-    return _record(schema, plan, payload=True)  # type: ignore[no-any-return]
+def record_payload(
+    schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]], header: bytes = b""
+) -> Callable[[Any], bytes]:
+    """`record_writer` as a whole payload: a required Struct of `schema` to `header` + its Avro
+    bytes, one call less per record for the top-level record a converter writes."""
+    return _record(schema, plan, payload=True, header=header)  # type: ignore[no-any-return]
 
 
-def _record(schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]], payload: bool) -> Any:
-    env: dict[str, Any] = {"schema": schema}
+def _record(
+    schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]], payload: bool, header: bytes
+) -> Any:
+    env: dict[str, Any] = {"schema": schema, "header": header}
     lines = ["def record(value):"] if payload else ["def record(out, value):"]
     if payload:
         lines += [
@@ -153,7 +157,8 @@ def _record(schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]], payl
         "        raise DataError('Mismatching struct schema')",
     ]
     if payload:
-        lines.append("    out = bytearray()")
+        lines.append("    out = bytearray(header)")
+    lines.append("    append = out.append")
     width = len(schema.fields)
     if width:  # unpacking the slots at once is cheaper than a subscript per field
         lines.append("    " + "".join(f"s{slot}, " for slot in range(width)) + "= value.values()")

@@ -14,7 +14,6 @@ unrelated Avro type, record fields the Connect schema lacks that are not nullabl
 from __future__ import annotations
 
 import logging
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -26,6 +25,7 @@ from kconnect.errors import DataError
 from kconnect_schema_registry.avro.binary import (
     Unsupported,
     Writer,
+    union_branch_check,
     write_boolean,
     write_bytes,
     write_double,
@@ -58,8 +58,6 @@ _PRIMITIVE_TARGETS: dict[Type, frozenset[str]] = {
     Type.BOOLEAN: frozenset({"boolean"}),
     Type.STRING: frozenset({"string", "enum"}),
 }
-_INT_RANGE = (-(2**31), 2**31 - 1)
-_LONG_RANGE = (-(2**63), 2**63 - 1)
 
 
 def compile_binary_writer(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Writer:
@@ -89,29 +87,6 @@ def _field_writer(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Wri
     return _base_writer(mapping, schema, avro)
 
 
-def _branch_check(branch: AvroSchema) -> Any:
-    """fastavro's test of whether a datum fits a union branch, for the primitive branches."""
-    kind = branch.type
-    if kind in ("int", "long"):
-        low, high = _INT_RANGE if kind == "int" else _LONG_RANGE
-        return lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and low <= int(v) <= high
-    if kind in ("float", "double"):
-        return lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)
-    if kind == "boolean":
-        return lambda v: isinstance(v, bool)
-    if kind == "string":
-        return lambda v: isinstance(v, str)
-    if kind == "bytes":
-        return lambda v: isinstance(v, bytes | bytearray)
-    if kind == "fixed":
-        size = branch.size
-        return lambda v: isinstance(v, bytes) and len(v) == size
-    if kind == "enum":
-        symbols = frozenset(branch.symbols)
-        return lambda v: isinstance(v, str) and v in symbols
-    return None  # arrays, maps, records: fastavro validates them deeply, not replicated here
-
-
 def _optional_writer(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Writer:
     """``[null, X]`` (either order): the null branch for None, else X's index and X."""
     if len([b for b in avro.branches if b.type != "null"]) != 1:
@@ -125,7 +100,7 @@ def _optional_writer(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> 
     base = _base_writer(mapping, schema, target)
     optional = schema.optional
     datum_of = _datum_of(schema, target)
-    check = None if datum_of is None else _branch_check(target)
+    check = None if datum_of is None else union_branch_check(target)
 
     def write(out: bytearray, value: Any) -> None:
         if value is None:
@@ -391,16 +366,18 @@ def _union_writer(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> W
     return union
 
 
-def payload_writer(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Callable[[Any], bytes] | None:
-    """The function from a Connect value to its Avro payload, or None for a pair left to fastavro;
-    `avro` is the writer schema as the mapping built it (or as parsed from the registry)."""
+def payload_writer(
+    mapping: AvroMapping, schema: Schema, avro: AvroSchema, header: bytes = b""
+) -> Callable[[Any], bytes] | None:
+    """The function from a Connect value to `header` + its Avro payload, or None for a pair left to
+    fastavro; `avro` is the writer schema as the mapping built it (or as parsed from the registry)."""
     # The registered text defines a named type once: a second, different MapEntry (say) is a
     # reference to the first. Compile against that, as fastavro writes with it.
     registered = parse(avro.text())
     try:
         if registered.type == "record" and schema.type is Type.STRUCT and not schema.optional:
             if not is_union_schema(schema):  # the usual value, a record: one generated function
-                return record_payload(schema, _struct_plan(mapping, schema, registered))
+                return record_payload(schema, _struct_plan(mapping, schema, registered), header)
         if registered.type != "union" and not schema.optional:
             write = _field_writer(mapping, schema, registered)  # a required value: None checked below
         else:
@@ -412,7 +389,7 @@ def payload_writer(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Ca
     def encode(value: Any) -> bytes:
         if value is None and not schema.optional:
             raise DataError("Found null value for non-optional schema")
-        out = bytearray()
+        out = bytearray(header)
         write(out, value)
         return bytes(out)
 

@@ -132,6 +132,15 @@ class AvroFormat:
             return write(value)
         return self.encode_with_fastavro(schema, connect_schema, value)
 
+    def framed_encoder(
+        self, schema: ParsedAvro, connect_schema: Schema | None, header: bytes
+    ) -> Callable[[Any], bytes] | None:
+        """The compiled writer from a value to the whole message (`header` + payload), or None where
+        `encode` is used (`RegistryConverter` asks once per topic and schema)."""
+        if connect_schema is None or schema.avro.type == "bytes":
+            return None
+        return payload_writer(self.mapping, connect_schema, schema.avro, header)
+
     def encode_with_fastavro(self, schema: ParsedAvro, connect_schema: Schema | None, value: Any) -> bytes:
         """The Avro binary of `value` by fastavro's schemaless writer (the reference, and the fallback)."""
         encoder = schema.encoders.get(connect_schema)
