@@ -36,8 +36,17 @@ from kconnect_schema_registry.avro.binary import (
 
 _WRITE_INLINE: dict[Any, str] = {
     write_long: """
-    if type(item) is int and -0x8000000000000000 <= item <= 0x7FFFFFFFFFFFFFFF:
-        z = (item << 1) ^ (item >> 63)
+    z = (item << 1) ^ (item >> 63) if type(item) is int else -1
+    if 0 <= z < 0x80:
+        append(z)
+    elif 0x80 <= z < 0x4000:
+        append((z & 0x7F) | 0x80)
+        append(z >> 7)
+    elif 0x4000 <= z < 0x200000:
+        append((z & 0x7F) | 0x80)
+        append(((z >> 7) & 0x7F) | 0x80)
+        append(z >> 14)
+    elif 0x200000 <= z <= 0xFFFFFFFFFFFFFFFF:
         while z > 0x7F:
             append((z & 0x7F) | 0x80)
             z >>= 7
