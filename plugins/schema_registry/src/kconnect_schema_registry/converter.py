@@ -103,7 +103,7 @@ class LruCache(Generic[K, V]):
         return value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Writer(Generic[S]):
     schema_id: int
     schema: S
@@ -112,7 +112,7 @@ class _Writer(Generic[S]):
     framed: Callable[[Any], bytes] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Reader(Generic[S]):
     schema: S
     connect_schema: Schema | None
@@ -192,8 +192,9 @@ class RegistryConverter(Generic[S]):
             fmt = self._ready()[0]
             self._last = (topic, schema, writer, fmt)
         try:
-            if writer.framed is not None:
-                return writer.framed(value)
+            framed = writer.framed
+            if framed is not None:
+                return framed(value)
             payload = fmt.encode(writer.schema, schema, value)
         except DataError:
             raise
