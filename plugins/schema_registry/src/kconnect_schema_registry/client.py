@@ -18,6 +18,7 @@ import ssl
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
 import httpx
 from confluent_kafka.schema_registry import (
@@ -31,6 +32,7 @@ from kconnect.errors import DataError, RetriableError
 
 from kconnect_schema_registry.config import RegistrySettings
 
+_client_httpx: ModuleType
 try:
     # Recent confluent-kafka (2.16 here) talks through httpx2 (httpx's successor) when installed, else httpx:
     # a refused connection is then httpx2's ConnectError, which is no httpx.TransportError.
