@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -99,20 +100,7 @@ class FromConnect(AvroNames):
 
     @staticmethod
     def _non_optional(schema: Schema) -> Schema:
-        if not schema.optional:
-            return schema
-        return Schema(
-            type=schema.type,
-            optional=False,
-            default_value=schema.default_value,
-            name=schema.name,
-            version=schema.version,
-            doc=schema.doc,
-            parameters=schema.parameters,
-            fields=schema.fields,
-            key_schema=schema.key_schema,
-            value_schema=schema.value_schema,
-        )
+        return schema if not schema.optional else dataclasses.replace(schema, optional=False)
 
     def _from_connect(self, schema: Schema, ctx: _FromConnectContext, ignore_optional: bool) -> AvroSchema:
         settings = self.settings

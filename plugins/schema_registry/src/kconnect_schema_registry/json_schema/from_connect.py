@@ -31,6 +31,7 @@ same string and the registry hands out the same id and version.
 from __future__ import annotations
 
 import base64
+import dataclasses
 from typing import Any
 
 from kconnect.data.logical import Date, Decimal, Time, Timestamp
@@ -77,20 +78,7 @@ def schema_text(schema: Schema, options: JsonSchemaDataOptions) -> str:
 
 
 def _non_optional(schema: Schema) -> Schema:
-    if not schema.optional:
-        return schema
-    return Schema(
-        type=schema.type,
-        optional=False,
-        default_value=schema.default_value,
-        name=schema.name,
-        version=schema.version,
-        doc=schema.doc,
-        parameters=schema.parameters,
-        fields=schema.fields,
-        key_schema=schema.key_schema,
-        value_schema=schema.value_schema,
-    )
+    return schema if not schema.optional else dataclasses.replace(schema, optional=False)
 
 
 def _unprocessed(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
