@@ -195,14 +195,6 @@ IDS = [c[0] for c in CASES]
 
 
 @pytest.fixture
-def registry(schema_registry: Any) -> Iterator[SchemaRegistryClient]:
-    """confluent-kafka's registry client on the session registry."""
-    client = SchemaRegistryClient({"url": schema_registry.url})
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def converter(schema_registry: Any) -> Iterator[Callable[..., AvroConverter]]:
     """A factory of value AvroConverters configured on the session registry (closed at the end)."""
     made: list[AvroConverter] = []

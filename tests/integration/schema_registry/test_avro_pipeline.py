@@ -20,7 +20,7 @@ import asyncio
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +68,6 @@ def avro(registry_url: str, **extra: str) -> dict[str, str]:
         "value.converter.schema.registry.url": registry_url,
         **extra,
     }
-
-
-@pytest.fixture
-def registry(schema_registry: Any) -> Iterator[SchemaRegistryClient]:
-    """confluent-kafka's client on the session registry."""
-    client = SchemaRegistryClient({"url": schema_registry.url})
-    yield client
-    client.close()
 
 
 def serialize(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -155,13 +154,6 @@ def plain(value: Any) -> Any:
     return value
 
 
-@pytest.fixture
-def registry_client(schema_registry: Any) -> Iterator[SchemaRegistryClient]:
-    client = SchemaRegistryClient({"url": schema_registry.url})
-    yield client
-    client.close() if hasattr(client, "close") else None
-
-
 def converter(url: str, **extra: str) -> JsonSchemaConverter:
     conv = JsonSchemaConverter()
     conv.configure({"schema.registry.url": url, **extra}, False)
@@ -175,7 +167,7 @@ def topic() -> str:
 @pytest.mark.parametrize(("schema", "value", "expected", "decimal_format"), [c[1:] for c in CASES], ids=IDS)
 def test_what_kconnect_writes_confluent_kafkas_deserializer_reads(
     schema_registry: Any,
-    registry_client: SchemaRegistryClient,
+    registry: SchemaRegistryClient,
     schema: Schema,
     value: Any,
     expected: Any,
@@ -186,11 +178,11 @@ def test_what_kconnect_writes_confluent_kafkas_deserializer_reads(
     record = wrapped(schema)
     data = conv.from_connect_data(name, record, Struct(record).put("v", value))
     assert data is not None
-    read = JSONDeserializer(None, schema_registry_client=registry_client)(
+    read = JSONDeserializer(None, schema_registry_client=registry)(
         data, SerializationContext(name, MessageField.VALUE)
     )
     assert read == {"v": expected}
-    registered = registry_client.get_latest_version(f"{name}-value")
+    registered = registry.get_latest_version(f"{name}-value")
     options = JsonSchemaDataOptions(decimal_numeric=decimal_format == "NUMERIC")
     assert registered.schema.schema_str == schema_text(record, options)
     assert int.from_bytes(data[1:5], "big") == registered.schema_id
@@ -199,7 +191,7 @@ def test_what_kconnect_writes_confluent_kafkas_deserializer_reads(
 @pytest.mark.parametrize(("schema", "value", "json_value", "decimal_format"), [c[1:] for c in CASES], ids=IDS)
 def test_what_confluent_kafkas_serializer_writes_kconnect_reads(
     schema_registry: Any,
-    registry_client: SchemaRegistryClient,
+    registry: SchemaRegistryClient,
     schema: Schema,
     value: Any,
     json_value: Any,
@@ -208,9 +200,7 @@ def test_what_confluent_kafkas_serializer_writes_kconnect_reads(
     name = topic()
     options = JsonSchemaDataOptions(decimal_numeric=decimal_format == "NUMERIC")
     record = wrapped(schema)
-    serializer = JSONSerializer(
-        schema_text(record, options), registry_client, conf={"auto.register.schemas": True}
-    )
+    serializer = JSONSerializer(schema_text(record, options), registry, conf={"auto.register.schemas": True})
     data = serializer({"v": json_value}, SerializationContext(name, MessageField.VALUE))
     conv = converter(schema_registry.url, **{"decimal.format": decimal_format})
     read = conv.to_connect_data(name, data)
@@ -220,7 +210,7 @@ def test_what_confluent_kafkas_serializer_writes_kconnect_reads(
     # The schema kconnect registers for the same Connect schema is the version the serializer registered.
     ours = conv.from_connect_data(name, record, Struct(record).put("v", value))
     assert ours is not None and ours[:5] == data[:5]
-    assert registry_client.get_versions(f"{name}-value") == [1]
+    assert registry.get_versions(f"{name}-value") == [1]
 
 
 def test_an_incompatible_change_is_a_data_error_naming_subject_version_and_registry(
@@ -263,7 +253,7 @@ def test_a_schema_evolves_and_records_of_both_versions_read_with_their_own_schem
 
 def test_a_sink_reads_what_confluent_kafkas_serializer_produced_through_a_worker(
     schema_registry: Any,
-    registry_client: SchemaRegistryClient,
+    registry: SchemaRegistryClient,
     start_worker: Any,
     kafka_bootstrap: str,
     tmp_path: Any,
@@ -277,7 +267,7 @@ def test_a_sink_reads_what_confluent_kafkas_serializer_produced_through_a_worker
     name = topic()
     record = RECORD
     serializer = JSONSerializer(
-        schema_text(record, JsonSchemaDataOptions()), registry_client, conf={"auto.register.schemas": True}
+        schema_text(record, JsonSchemaDataOptions()), registry, conf={"auto.register.schemas": True}
     )
     context = SerializationContext(name, MessageField.VALUE)
     rows = [{**RECORD_JSON, "id": i, "name": f"n{i}" if i % 2 else None} for i in range(20)]
@@ -316,7 +306,7 @@ def test_a_null_of_a_required_record_is_a_tombstone(schema_registry: Any) -> Non
 
 
 def test_json_fail_invalid_schema_checks_payloads_against_the_registered_schema(
-    schema_registry: Any, registry_client: SchemaRegistryClient
+    schema_registry: Any, registry: SchemaRegistryClient
 ) -> None:
     """With validation on, what kconnect writes passes; a payload the schema refuses fails the read."""
     name = topic()
@@ -329,13 +319,13 @@ def test_json_fail_invalid_schema_checks_payloads_against_the_registered_schema(
 
 
 def test_json_indent_output_writes_indented_payloads_both_readers_read(
-    schema_registry: Any, registry_client: SchemaRegistryClient
+    schema_registry: Any, registry: SchemaRegistryClient
 ) -> None:
     name = topic()
     conv = converter(schema_registry.url, **{"json.indent.output": "true"})
     data = conv.from_connect_data(name, RECORD, RECORD_VALUE)
     assert data is not None and data[5:].startswith(b'{\n  "id" : 1,\n  "name" : null,\n  "inner" : {\n')
-    read = JSONDeserializer(None, schema_registry_client=registry_client)(
+    read = JSONDeserializer(None, schema_registry_client=registry)(
         data, SerializationContext(name, MessageField.VALUE)
     )
     assert read == RECORD_JSON

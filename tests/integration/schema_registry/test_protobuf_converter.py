@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -171,13 +170,6 @@ def message_class(text: str) -> Any:
     return ProtobufSchema(parsed.file, message_name_at(parsed.file, [0]), parsed.dependencies).message_class
 
 
-@pytest.fixture
-def registry_client(schema_registry: Any) -> Iterator[SchemaRegistryClient]:
-    client = SchemaRegistryClient({"url": schema_registry.url})
-    yield client
-    client.close()
-
-
 def converter(url: str, **extra: str) -> ProtobufConverter:
     conv = ProtobufConverter()
     conv.configure({"schema.registry.url": url, **extra}, False)
@@ -194,13 +186,13 @@ def context(name: str) -> SerializationContext:
 
 @pytest.mark.parametrize(("schema", "value", "expected"), [c[1:] for c in CASES], ids=IDS)
 def test_what_kconnect_writes_confluent_kafkas_deserializer_reads(
-    schema_registry: Any, registry_client: SchemaRegistryClient, schema: Schema, value: Any, expected: Any
+    schema_registry: Any, registry: SchemaRegistryClient, schema: Schema, value: Any, expected: Any
 ) -> None:
     name = topic()
     record = wrapped(schema)
     data = converter(schema_registry.url).from_connect_data(name, record, Struct(record).put("v", value))
     assert data is not None
-    registered = registry_client.get_latest_version(f"{name}-value")
+    registered = registry.get_latest_version(f"{name}-value")
     assert registered.schema.schema_type == "PROTOBUF"
     assert registered.schema.schema_str == render_file(from_connect_schema(record, ProtobufOptions()).file)
     assert int.from_bytes(data[1:5], "big") == registered.schema_id
@@ -211,12 +203,12 @@ def test_what_kconnect_writes_confluent_kafkas_deserializer_reads(
 
 @pytest.mark.parametrize(("schema", "value", "message"), [c[1:] for c in CASES], ids=IDS)
 def test_what_confluent_kafkas_serializer_writes_kconnect_reads(
-    schema_registry: Any, registry_client: SchemaRegistryClient, schema: Schema, value: Any, message: Any
+    schema_registry: Any, registry: SchemaRegistryClient, schema: Schema, value: Any, message: Any
 ) -> None:
     name = topic()
     record = wrapped(schema)
     cls = message_class(render_file(from_connect_schema(record, ProtobufOptions()).file))
-    serializer = ProtobufSerializer(cls, registry_client, {"use.deprecated.format": False})
+    serializer = ProtobufSerializer(cls, registry, {"use.deprecated.format": False})
     data = serializer(json_format.ParseDict(message, cls()), context(name))
     assert data is not None and data[5:6] == b"\x00"
     read = converter(schema_registry.url).to_connect_data(name, data)
@@ -238,7 +230,7 @@ def test_what_confluent_kafkas_serializer_writes_kconnect_reads(
 )
 def test_a_primitive_at_the_root_is_its_wrapper_message_both_ways(
     schema_registry: Any,
-    registry_client: SchemaRegistryClient,
+    registry: SchemaRegistryClient,
     schema: Schema,
     value: Any,
     wrapper: str,
@@ -248,7 +240,7 @@ def test_a_primitive_at_the_root_is_its_wrapper_message_both_ways(
     conv = converter(schema_registry.url)
     data = conv.from_connect_data(name, schema, value)
     assert data is not None
-    registered = registry_client.get_latest_version(f"{name}-value")
+    registered = registry.get_latest_version(f"{name}-value")
     assert registered.schema.schema_str.startswith('syntax = "proto3";\npackage google.protobuf;\n')
     from google.protobuf import wrappers_pb2
 
@@ -259,7 +251,7 @@ def test_a_primitive_at_the_root_is_its_wrapper_message_both_ways(
     assert back.value == value and back.schema is not None and back.schema.type is schema.type
     # confluent-kafka writes the wrapper with its message index; kconnect reads the primitive.
     other = topic()
-    serializer = ProtobufSerializer(cls, registry_client, {"use.deprecated.format": False})
+    serializer = ProtobufSerializer(cls, registry, {"use.deprecated.format": False})
     theirs = serializer(cls(value=value), context(other))
     assert theirs is not None and theirs[5:] == data[5:]
     assert data[5 : 5 + (1 if index == 0 else 2)] == (b"\x00" if index == 0 else bytes([2, index * 2]))
@@ -301,7 +293,7 @@ def test_an_added_field_is_version_2_and_old_records_keep_their_schema(schema_re
     assert plain(first.value) == {"a": 1} and plain(second.value) == {"a": 2, "b": "x"}
 
 
-def test_a_union_is_a_oneof_both_ways(schema_registry: Any, registry_client: SchemaRegistryClient) -> None:
+def test_a_union_is_a_oneof_both_ways(schema_registry: Any, registry: SchemaRegistryClient) -> None:
     name = topic()
     record = (
         B.struct()
@@ -314,7 +306,7 @@ def test_a_union_is_a_oneof_both_ways(schema_registry: Any, registry_client: Sch
     conv = converter(schema_registry.url)
     data = conv.from_connect_data(name, record, value)
     assert data is not None
-    text = registry_client.get_latest_version(f"{name}-value").schema.schema_str
+    text = registry.get_latest_version(f"{name}-value").schema.schema_str
     assert "  oneof user_id {\n    string kafka_user_id = 1;\n    int32 other_user_id = 2;\n  }\n" in text
     cls = message_class(text)
     read = ProtobufDeserializer(cls, {"use.deprecated.format": False})(data, context(name))
@@ -323,7 +315,7 @@ def test_a_union_is_a_oneof_both_ways(schema_registry: Any, registry_client: Sch
     assert back.schema is not None and back.schema.field("user_id_0") is not None
     assert plain(back.value) == {"user_id_0": {"kafka_user_id": None, "other_user_id": 5}, "n": 1}
     other = topic()
-    theirs = ProtobufSerializer(cls, registry_client, {"use.deprecated.format": False})(
+    theirs = ProtobufSerializer(cls, registry, {"use.deprecated.format": False})(
         cls(kafka_user_id="k"), context(other)
     )
     assert plain(conv.to_connect_data(other, theirs).value) == {
@@ -356,7 +348,7 @@ NULLABLE = (
 )
 def test_nullable_switches_keep_nulls_through_the_registry(
     schema_registry: Any,
-    registry_client: SchemaRegistryClient,
+    registry: SchemaRegistryClient,
     key: str,
     expected_nulls: dict[str, Any],
     expected_set: dict[str, Any],
@@ -370,7 +362,7 @@ def test_nullable_switches_keep_nulls_through_the_registry(
     for value, expected in ((empty, expected_nulls), (full, expected_set)):
         data = conv.from_connect_data(name, NULLABLE, value)
         assert data is not None
-        text = registry_client.get_latest_version(f"{name}-value").schema.schema_str
+        text = registry.get_latest_version(f"{name}-value").schema.schema_str
         read = ProtobufDeserializer(message_class(text), {"use.deprecated.format": False})(
             data, context(name)
         )
@@ -387,7 +379,7 @@ def test_nullable_switches_keep_nulls_through_the_registry(
 
 
 def test_a_schema_with_a_reference_to_another_subject_reads(
-    schema_registry: Any, registry_client: SchemaRegistryClient
+    schema_registry: Any, registry: SchemaRegistryClient
 ) -> None:
     from confluent_kafka.schema_registry import Schema as RegistrySchema
     from confluent_kafka.schema_registry import SchemaReference
@@ -397,15 +389,13 @@ def test_a_schema_with_a_reference_to_another_subject_reads(
         'syntax = "proto3";\npackage common;\n\n'
         "message Money {\n  string currency = 1;\n  int64 cents = 2;\n}\n"
     )
-    registry_client.register_schema(f"{name}-common.proto", RegistrySchema(common, "PROTOBUF"))
+    registry.register_schema(f"{name}-common.proto", RegistrySchema(common, "PROTOBUF"))
     order = (
         'syntax = "proto3";\npackage shop;\n\nimport "common/money.proto";\n\n'
         "message Order {\n  string id = 1;\n  common.Money total = 2;\n}\n"
     )
     reference = SchemaReference("common/money.proto", f"{name}-common.proto", 1)
-    schema_id = registry_client.register_schema(
-        f"{name}-value", RegistrySchema(order, "PROTOBUF", [reference])
-    )
+    schema_id = registry.register_schema(f"{name}-value", RegistrySchema(order, "PROTOBUF", [reference]))
     parsed = parse_schema(
         SchemaText(order, "PROTOBUF", (reference,)), lambda ref: SchemaText(common, "PROTOBUF")
     )
@@ -420,7 +410,7 @@ def test_a_schema_with_a_reference_to_another_subject_reads(
 
 
 def test_record_name_strategy_and_use_latest_version(
-    schema_registry: Any, registry_client: SchemaRegistryClient
+    schema_registry: Any, registry: SchemaRegistryClient
 ) -> None:
     name = topic()
     record = (
@@ -432,7 +422,7 @@ def test_record_name_strategy_and_use_latest_version(
     )
     assert data is not None
     subject = record.name
-    assert subject is not None and registry_client.get_versions(subject) == [1]
+    assert subject is not None and registry.get_versions(subject) == [1]
     # A writer with use.latest.version (and no auto-registration) writes with the registered version.
     latest = converter(
         schema_registry.url, **strategy, **{"use.latest.version": "true", "auto.register.schemas": "false"}

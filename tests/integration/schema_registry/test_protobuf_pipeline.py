@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,14 +55,6 @@ def message_class(text: str) -> Any:
     """The class of the first message of a ``.proto`` text."""
     parsed = parse_schema(SchemaText(text, "PROTOBUF"), lambda ref: SchemaText("", "PROTOBUF"))
     return ProtobufSchema(parsed.file, message_name_at(parsed.file, [0]), parsed.dependencies).message_class
-
-
-@pytest.fixture
-def registry(schema_registry: Any) -> Iterator[SchemaRegistryClient]:
-    """confluent-kafka's client on the session registry."""
-    client = SchemaRegistryClient({"url": schema_registry.url})
-    yield client
-    client.close()
 
 
 def test_a_jdbc_source_writes_protobuf_that_confluent_kafka_reads(
