@@ -18,6 +18,8 @@ Rules, as Kafka's WorkerSinkTask keeps them:
   offset (it may have been fetched under the new assignment, after the position was reset).
 * **Paused means polling with every partition paused**, so the consumer keeps its group
   membership through any pause and a resume causes no rebalance and no redelivery.
+* **put after every poll**, also one that returned no record (an empty list), so a task can act
+  on time alone (rotate files on a schedule, retry after an outage).
 * **RetriableError from put**: every partition is paused, the consumer keeps polling, and the
   same batch is offered again after ``context.timeout`` (default 1 s).
 * **A commit refused because the group rebalanced, or not answered because the broker is
@@ -224,6 +226,8 @@ class SinkLoop:
                 self._raise_listener_error()
                 if fetched:
                     await self._put_fetched(fetched, revocations)
+                else:
+                    await self._put_nothing()
             if time.monotonic() >= next_commit or self.context.commit_requested:
                 await self.commit()
                 next_commit = time.monotonic() + self.flush_interval_s
@@ -305,6 +309,18 @@ class SinkLoop:
                 return
             await self._put_locked(batch)
 
+    async def _put_nothing(self) -> None:
+        """A poll that returned no record still calls `put` with none (as Kafka's WorkerSinkTask does),
+        so a task can act on time alone: rotate files on a schedule, retry a paused partition.
+
+        Skipped while a rebalance holds the task: the loop goes on fetching meanwhile, as it does
+        when records arrive (their batch then waits for the lock).
+        """
+        if self._task_lock.locked():
+            return
+        async with self._task_lock:
+            await self._put_locked(DeliveryBatch([], {}))
+
     async def _retry_redelivery(self) -> None:
         batch = self._redelivery
         assert batch is not None
@@ -336,9 +352,10 @@ class SinkLoop:
             self._sync_pauses()
             return
         self._redelivery = None
-        self.offsets.delivered(batch.next_offsets)
-        self.metrics.records_out += len(batch.records)
-        self.metrics.batch(started, len(batch.records))
+        if batch.records or batch.next_offsets:
+            self.offsets.delivered(batch.next_offsets)
+            self.metrics.records_out += len(batch.records)
+            self.metrics.batch(started, len(batch.records))
         self._sync_pauses()
 
     # --- commit -----------------------------------------------------------------------------------
