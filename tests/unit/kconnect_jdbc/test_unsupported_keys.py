@@ -6,14 +6,14 @@ import pytest
 from kconnect.config import ConfigException
 from kconnect_jdbc.sink.config import SinkSettings
 from kconnect_jdbc.source.config import SOURCE_CONFIG_DEF, SourceSettings
-from kconnect_jdbc.unsupported import UNSUPPORTED_KEYS, unsupported_errors
+from kconnect_jdbc.unsupported import REFUSED, UNSUPPORTED_KEYS
 
 SOURCE = {"connection.url": "jdbc:sqlite:/tmp/x.db", "mode": "bulk"}
 SINK = {"connection.url": "jdbc:sqlite:/tmp/x.db"}
 
 
 def test_a_non_default_value_is_an_error_naming_the_key() -> None:
-    found = unsupported_errors({"timestamp.columns.mapping": "orders:[ts]", "poll.linger.ms": "100"})
+    found = REFUSED.errors({"timestamp.columns.mapping": "orders:[ts]", "poll.linger.ms": "100"})
     assert set(found) == {"timestamp.columns.mapping", "poll.linger.ms"}
     assert found["timestamp.columns.mapping"].startswith(
         "timestamp.columns.mapping is not supported by kconnect's JDBC connector: "
@@ -31,7 +31,7 @@ def test_a_non_default_value_is_an_error_naming_the_key() -> None:
     ],
 )
 def test_the_default_value_is_accepted(key: str, default: str) -> None:
-    assert unsupported_errors({key: default}) == {}
+    assert REFUSED.errors({key: default}) == {}
 
 
 def test_every_key_listed_has_a_reason() -> None:

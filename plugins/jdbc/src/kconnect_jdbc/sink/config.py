@@ -15,7 +15,7 @@ from kconnect_jdbc.config import (
     define_connection_keys,
     one_of_ignoring_case,
 )
-from kconnect_jdbc.unsupported import check_supported
+from kconnect_jdbc.unsupported import REFUSED
 
 INSERT_MODE_CONFIG = "insert.mode"
 BATCH_SIZE_CONFIG = "batch.size"
@@ -257,7 +257,7 @@ class SinkSettings:
     def parse(cls, config: Mapping[str, str]) -> SinkSettings:
         """Parse a connector or task config; raises ConfigException on a bad or unsupported value."""
         p = SINK_CONFIG_DEF.parse(config)
-        check_supported(config)
+        REFUSED.check(config)
         return cls(
             connector_name=config.get("name", ""),
             connection=ConnectionSettings.from_parsed(p),

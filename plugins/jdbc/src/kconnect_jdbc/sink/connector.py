@@ -19,7 +19,7 @@ from kconnect_jdbc.sink.config import (
     SinkSettings,
 )
 from kconnect_jdbc.sink.task import JdbcSinkTask
-from kconnect_jdbc.unsupported import add_unsupported_errors
+from kconnect_jdbc.unsupported import REFUSED
 from kconnect_jdbc.version import VERSION
 
 #: Longest validation waits to connect to the database.
@@ -56,7 +56,7 @@ class JdbcSinkConnector(SinkConnector):
     def validate(self, config: Mapping[str, str]) -> Mapping[str, ConfigValue]:
         """The config checks, unsupported keys, deletes only with ``pk.mode=record_key``, the database."""
         values = SINK_CONFIG_DEF.validate(config)
-        add_unsupported_errors(values, config)
+        REFUSED.add_errors(values, config)
         if any(v.errors for v in values.values()):
             return values
         settings = SinkSettings.parse(config)

@@ -31,7 +31,7 @@ from kconnect_jdbc.source.filters import (
     table_filter_errors,
 )
 from kconnect_jdbc.source.granularity import CONNECT_LOGICAL, GRANULARITIES
-from kconnect_jdbc.unsupported import check_supported
+from kconnect_jdbc.unsupported import REFUSED
 
 CATALOG_PATTERN_CONFIG = "catalog.pattern"
 SCHEMA_PATTERN_CONFIG = "schema.pattern"
@@ -540,7 +540,7 @@ class SourceSettings:
         passes False and reports them all, each on its key).
         """
         p = SOURCE_CONFIG_DEF.parse(config)
-        check_supported(config)
+        REFUSED.check(config)
         isolation_mode = str(p[TRANSACTION_ISOLATION_MODE_CONFIG]).upper()
         if isolation_mode == "SQL_SERVER_SNAPSHOT":
             raise ConfigException.invalid(

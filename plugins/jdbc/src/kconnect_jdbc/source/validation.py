@@ -36,7 +36,7 @@ from kconnect_jdbc.source.config import (
 )
 from kconnect_jdbc.source.filters import TABLE_WHITELIST_CONFIG
 from kconnect_jdbc.source.tables import all_tables, missing_whitelisted, select_tables
-from kconnect_jdbc.unsupported import add_unsupported_errors
+from kconnect_jdbc.unsupported import REFUSED
 
 #: Longest validation waits to connect to the database.
 VALIDATE_TIMEOUT_S = 5
@@ -53,7 +53,7 @@ _CONNECTION_KEYS = (
 def validate_source(config: Mapping[str, str]) -> dict[str, ConfigValue]:
     """Every source key's value and errors, database checks included (see the module docstring)."""
     values = SOURCE_CONFIG_DEF.validate(config)
-    add_unsupported_errors(values, config)
+    REFUSED.add_errors(values, config)
     if any(values[k].errors for k in values):
         return values
     try:
