@@ -58,6 +58,13 @@ def _limit_requests(session: Any, timeout: float) -> None:
     session.send = send_with_timeout
 
 
+def _cause(error: BaseException) -> BaseException:
+    """The root of a requests error: urllib3's reason (``Connection refused``, ``Read timed out``)
+    rather than requests' wrapping of it."""
+    inner = getattr(error.args[0], "reason", None) if error.args else None
+    return inner if isinstance(inner, BaseException) else error
+
+
 class HdfsStagedFile:
     """A file being streamed to HDFS under the temporary directory of an `HdfsStore`."""
 
@@ -127,12 +134,16 @@ class HdfsStore:
         """The HDFS path of a path relative to the root."""
         return "/" + join(self._root, path)
 
+    def failure(self, action: str, error: BaseException) -> StoreError:
+        """The `StoreError` for a failed `action`, naming this store and the cause."""
+        return store_error(action, self._description, _cause(error))
+
     def call(self, action: str, function: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         """Run a WebHDFS operation; a failure becomes a `StoreError` saying `action`."""
         try:
             return function(*args, **kwargs)
         except _FAILURES as e:
-            raise store_error(action, self._description, e) from e
+            raise self.failure(action, e) from e
 
     def _exists(self, path: str) -> bool:
         """Whether `path` exists; an unreachable store raises (fsspec's ``exists`` says False)."""
@@ -141,7 +152,7 @@ class HdfsStore:
         except FileNotFoundError:
             return False
         except _FAILURES as e:
-            raise store_error(f"look up {path}", self._description, e) from e
+            raise self.failure(f"look up {path or '/'}", e) from e
         return True
 
     def _rename(self, source: str, target: str, *, overwrite: bool) -> bool:
@@ -200,7 +211,7 @@ class HdfsStore:
         except FileNotFoundError:
             return 0
         except _FAILURES as e:
-            raise store_error(f"list {folder}", self._description, e) from e
+            raise self.failure(f"list {folder}", e) from e
         names = [e["pathSuffix"] for e in entries if e["type"] == "file"]
         leftovers = [name for name in names if is_unpublished(name, name_prefix)]
         for name in leftovers:
@@ -224,7 +235,7 @@ class HdfsStore:
                     return []
                 continue  # removed while walking
             except _FAILURES as e:
-                raise store_error(f"list {folder or '/'}", self._description, e) from e
+                raise self.failure(f"list {folder or '/'}", e) from e
             for entry in entries:
                 path = join(folder, entry["pathSuffix"])
                 if entry["type"] == "directory":
