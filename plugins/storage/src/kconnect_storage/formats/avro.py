@@ -128,6 +128,7 @@ class AvroRecordWriter:
             if size >= BLOCK_BYTES:
                 self._block_size = size
                 self._write_block()
+                block = self._block
                 size = 0
         self._block_size = size
 
