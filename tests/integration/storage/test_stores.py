@@ -337,6 +337,7 @@ def test_a_frozen_store_fails_each_operation_within_the_timeout_naming_the_store
         ("list", lambda: store.list_files("topics")),
         ("publish", lambda: store.publish(token)),
         ("write", lambda: store.write_whole("logs/orders/0.json", b"{}")),
+        ("seal", lambda: sealed(store, "orders+0+0000000010+0000000019.json", b"{}\n")),
     ]
 
     server.halt()

@@ -17,6 +17,7 @@ times, so a server that stops answering fails the operation instead of hanging t
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -207,7 +208,10 @@ class S3Store:
                 if len(body) < self.settings.part_size:
                     break
         except BaseException:
-            self._abort(key, upload_id)
+            # The upload's own error is the one to report; an upload left behind by a failed abort
+            # is aborted by discard_unpublished when the partition is recovered.
+            with contextlib.suppress(StoreError):
+                self._abort(key, upload_id)
             raise
         return {"kind": MULTIPART_KIND, "key": key, "upload_id": upload_id, "parts": parts}
 
