@@ -12,6 +12,7 @@ language without its own abbreviations uses its full names.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from babel import localedata
 
 #: Java maps these old ISO 639 codes to the current ones (``new Locale("iw")`` is Hebrew).
 _OLD_LANGUAGE_CODES = {"iw": "he", "ji": "yi", "in": "id"}
+_LANGUAGE = re.compile(r"[a-z]{2,8}")
 _MONTHS = range(1, 13)
 _WEEKDAYS = range(7)  # CLDR's order: Monday first
 _ENGLISH_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -59,7 +61,8 @@ def java_language(locale: str) -> str:
 def date_symbols(locale: str) -> DateSymbols:
     """The names Joda prints for `locale`, a ``locale`` value as Confluent reads it."""
     language = java_language(locale)
-    if language == "root" or not language.isascii() or not localedata.exists(language):
+    # Only a bare language code can name data: "fr-fr" or "fr_fr" is no language to Java.
+    if language == "root" or not _LANGUAGE.fullmatch(language) or not localedata.exists(language):
         return JAVA_ROOT_SYMBOLS
     own = localedata.load(language, merge_inherited=False)
     root = localedata.load("root", merge_inherited=False)
