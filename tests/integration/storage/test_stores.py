@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from kconnect_storage.stores import StagedFile, Store, StoreError, Token
-from kconnect_storage.stores.config import open_store, probe, store_problems
+from kconnect_storage.stores.config import PROBE_TIMEOUT_MS, open_store, probe, store_problems
 from kconnect_storage.stores.hdfs import BLOCK_SIZE
 
 pytestmark = pytest.mark.integration
@@ -357,3 +357,28 @@ def test_a_frozen_store_fails_each_operation_within_the_timeout_naming_the_store
 
     store.publish(token)  # the same store works again once the server answers
     assert store.list_files("topics") == [f"{FOLDER}/orders+0+0000000000+0000000009.json"]
+
+
+def test_validation_of_a_frozen_store_answers_within_the_probe_limit(s3_server: Any) -> None:
+    config = {
+        "s3.bucket.name": s3_server.create_bucket(unique("validate")),
+        "store.url": s3_server.endpoint_url,
+        "s3.region": s3_server.region,
+        "aws.access.key.id": s3_server.access_key,
+        "aws.secret.access.key": s3_server.secret_key,
+    }  # the defaults: 30 s per request, 3 retries
+    assert store_problems("s3", config, TEMP) == {}
+
+    s3_server.halt()
+    try:
+        started = time.monotonic()
+        problems = store_problems("s3", config, TEMP)
+        took = time.monotonic() - started
+    finally:
+        s3_server.resume()
+
+    assert list(problems) == ["s3.bucket.name"]
+    assert problems["s3.bucket.name"].startswith(
+        f"Could not reach the bucket on s3://{config['s3.bucket.name']} at "
+    )
+    assert PROBE_TIMEOUT_MS / 1000 <= took < PROBE_TIMEOUT_MS / 1000 + 10

@@ -46,6 +46,9 @@ from kconnect_storage.stores.s3 import S3Settings, S3Store
 from kconnect_storage.stores.webhdfs_address import SCHEMES as HDFS_SCHEMES
 from kconnect_storage.stores.webhdfs_address import webhdfs_address
 
+#: The longest a validation waits for the store's answer.
+PROBE_TIMEOUT_MS = 10000
+
 __all__ = [
     "define_hdfs_keys",
     "define_s3_keys",
@@ -178,10 +181,15 @@ def probe(store: Store) -> None:
 
 def store_problems(connector: str, config: Mapping[str, str], temp_directory: str) -> dict[str, str]:
     """Open and `probe` the store of a config whose keys passed their own validation; return
-    ``{key: message}`` for the key that names the store if that fails, else {}. For a connector's
-    ``validate``; bounded by ``store.request.timeout.ms`` (times the S3 retries)."""
+    ``{key: message}`` for the key that names the store if that fails, else {}.
+
+    For a connector's ``validate``, which a REST client waits for: the probe is one request, not
+    retried, that waits at most `PROBE_TIMEOUT_MS` (or ``store.request.timeout.ms`` if shorter).
+    """
+    timeout_ms = min(int(config.get(STORE_TIMEOUT_CONFIG) or PROBE_TIMEOUT_MS), PROBE_TIMEOUT_MS)
+    quick = {**config, STORE_TIMEOUT_CONFIG: str(timeout_ms), S3_PART_RETRIES_CONFIG: "0"}
     try:
-        store = open_store(connector, config, temp_directory)
+        store = open_store(connector, quick, temp_directory)
     except ConfigException as e:
         return {e.name or store_url_key(connector, config): e.message}
     try:
