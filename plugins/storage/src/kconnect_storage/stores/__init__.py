@@ -73,8 +73,9 @@ class Store(Protocol):
         ...
 
     def discard_unpublished(self, directory: str, name_prefix: str) -> int:
-        """Throw away every staged or sealed file left (by a crash) for `directory` with names
-        starting with `name_prefix`; returns how many. Call only after pending tokens were published."""
+        """Throw away every staged or sealed file left (by a crash) for `directory` or any directory
+        below it, with names starting with `name_prefix`; returns how many. Call only after pending
+        tokens were published."""
         ...
 
     def list_files(self, directory: str) -> list[str]:

@@ -100,6 +100,14 @@ class HdfsStagedFile:
         if started:
             self._store.delete(self._temp)
 
+    def __del__(self) -> None:
+        # A file dropped without seal or discard (its task failed) is not uploaded by fsspec's own
+        # finalizer, which would make requests during garbage collection; discard_unpublished
+        # removes whatever was sent before.
+        file = getattr(self, "_file", None)
+        if file is not None:
+            file.closed = True
+
 
 class HdfsStore:
     """Files under a folder of HDFS, reached over WebHDFS; see the module docstring."""
@@ -204,18 +212,26 @@ class HdfsStore:
         self.delete(temp)
 
     def discard_unpublished(self, directory: str, name_prefix: str) -> int:
-        """Delete the staged files of `directory` whose names start with `name_prefix`."""
+        """Delete the staged files under `directory` (recursively) whose names start with `name_prefix`."""
         folder = staging_directory(self._temp_directory, directory)
-        try:
-            entries = self.fs.ls(self.absolute(folder), detail=True)
-        except FileNotFoundError:
-            return 0
-        except _FAILURES as e:
-            raise self.failure(f"list {folder}", e) from e
-        names = [e["pathSuffix"] for e in entries if e["type"] == "file"]
-        leftovers = [name for name in names if is_unpublished(name, name_prefix)]
-        for name in leftovers:
-            self.delete(f"{folder}/{name}")
+        leftovers: list[str] = []
+        pending = [folder]
+        while pending:
+            here = pending.pop()
+            try:
+                entries = self.fs.ls(self.absolute(here), detail=True)
+            except FileNotFoundError:
+                continue
+            except _FAILURES as e:
+                raise self.failure(f"list {here}", e) from e
+            for entry in entries:
+                name = entry["pathSuffix"]
+                if entry["type"] == "directory":
+                    pending.append(f"{here}/{name}")
+                elif is_unpublished(name, name_prefix):
+                    leftovers.append(f"{here}/{name}")
+        for path in leftovers:
+            self.delete(path)
         return len(leftovers)
 
     def list_files(self, directory: str) -> list[str]:

@@ -125,17 +125,18 @@ class LocalStore:
         self.delete(temp)
 
     def discard_unpublished(self, directory: str, name_prefix: str) -> int:
-        """Delete the staged files of `directory` whose names start with `name_prefix`."""
+        """Delete the staged files under `directory` (recursively) whose names start with `name_prefix`."""
         folder = staging_directory(self._temp_directory, directory)
-        try:
-            names = [p.name for p in self.absolute(folder).iterdir() if p.is_file()]
-        except FileNotFoundError:
-            return 0
-        except OSError as e:
-            raise store_error(f"list {folder}", self.description, e) from e
-        leftovers = [name for name in names if is_unpublished(name, name_prefix)]
-        for name in leftovers:
-            self.delete(f"{folder}/{name}")
+        errors: list[OSError] = []
+        leftovers: list[str] = []
+        for here, _, files in os.walk(self.absolute(folder), onerror=errors.append):
+            relative = Path(here).relative_to(self._root).as_posix()
+            leftovers += [f"{relative}/{name}" for name in files if is_unpublished(name, name_prefix)]
+        real_errors = [e for e in errors if not isinstance(e, FileNotFoundError)]
+        if real_errors:
+            raise store_error(f"list {folder}", self.description, real_errors[0])
+        for path in leftovers:
+            self.delete(path)
         return len(leftovers)
 
     def list_files(self, directory: str) -> list[str]:
