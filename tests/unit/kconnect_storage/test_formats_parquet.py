@@ -64,7 +64,7 @@ def _plain(v: Any) -> Any:
             pa.decimal256(50, 0),
         ),
         (logical.Date.SCHEMA, pa.date32()),
-        (logical.Time.SCHEMA, pa.time32("ms")),
+        (logical.Time.SCHEMA, pa.time64("us")),
         (logical.Timestamp.SCHEMA, pa.timestamp("ms", tz="UTC")),
         (
             SchemaBuilder.array(SchemaBuilder.int32().optional().build()).build(),

@@ -10,7 +10,7 @@ int8, int16, int32, int64    int8, int16, int32, int64 (INT32 with INT(8)/INT(16
 float32, float64, boolean    float32, float64, bool
 string, bytes                string (UTF8), binary
 Decimal (scale s)            decimal128(p, s): p from ``connect.decimal.precision``, else 38
-Date, Time, Timestamp        date32, time32[ms], timestamp[ms, tz=UTC]
+Date, Time, Timestamp        date32, time64[us], timestamp[ms, tz=UTC]
 array, map, struct           list, map, struct (nullable as the Connect schema is optional)
 ===========================  =============================================================
 
@@ -53,7 +53,9 @@ _PRIMITIVES: dict[Type, pa.DataType] = {
 
 _LOGICAL: dict[str, pa.DataType] = {
     logical.Date.LOGICAL_NAME: pa.date32(),
-    logical.Time.LOGICAL_NAME: pa.time32("ms"),
+    # Microseconds, not Connect's milliseconds: Spark reads Parquet TIME(MICROS) (as TIME(6), with
+    # spark.sql.timeType.enabled) and refuses TIME(MILLIS); every millisecond value fits exactly.
+    logical.Time.LOGICAL_NAME: pa.time64("us"),
     logical.Timestamp.LOGICAL_NAME: pa.timestamp("ms", tz="UTC"),
 }
 

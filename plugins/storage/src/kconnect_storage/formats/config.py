@@ -133,7 +133,8 @@ def define_format_keys(config_def: ConfigDef, *, connector: str) -> ConfigDef:
             ),
             importance=Importance.LOW,
             documentation="The Parquet compression codec to be used for output files. "
-            "lz4 and lz4_raw are both written as LZ4_RAW; lzo is not supported.",
+            "lz4 and lz4_raw are both written as LZ4_RAW; lzo is not supported; Spark reads brotli "
+            "only with a Brotli codec on its classpath.",
             group=GROUP,
             order_in_group=20,
             width=Width.LONG,
