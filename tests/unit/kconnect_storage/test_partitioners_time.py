@@ -172,9 +172,14 @@ def test_zone_names_are_refused(pattern: str) -> None:
         JodaPattern(pattern)
 
 
-def test_instants_outside_python_years_are_a_data_error() -> None:
-    with pytest.raises(DataError, match="outside the years 1 to 9999"):
-        printed("yyyy", "UTC", 1, -62135596800001)
+@pytest.mark.parametrize(
+    ("zone", "timestamp_ms"),
+    [("UTC", -62135596800001), ("America/New_York", -62135596800000), ("UTC", 2**62)],
+)
+def test_instants_outside_python_years_are_a_data_error(zone: str, timestamp_ms: int) -> None:
+    # Java prints them (year 0 in New York); Python's datetimes stop at the years 1 and 9999
+    with pytest.raises(DataError, match=f"^Timestamp {timestamp_ms} is outside the years 1 to 9999"):
+        printed("yyyy", zone, 1, timestamp_ms)
 
 
 # --- zones -----------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from kconnect_storage.partitioners.timezones import JodaZone, bucket_start
 
 HOUR_MS = 3600000
 DAY_MS = 24 * HOUR_MS
+_CACHED_BUCKETS = 1024
 
 
 def daily_path_format(directory_delim: str) -> str:
@@ -57,6 +58,7 @@ class TimeBasedPartitioner(DefaultPartitioner):
         self.extractor = extractor
         self._pattern = JodaPattern(path_format)
         self._symbols = date_symbols(locale)
+        self._encoded: dict[int, str] = {}  # bucket start -> directory: records arrive in few buckets
 
     def encode_partition(self, record: SinkRecord, now_ms: int) -> str:
         """The bucket of the record's time, printed; DataError when the record has no time."""
@@ -65,4 +67,9 @@ class TimeBasedPartitioner(DefaultPartitioner):
     def encode_timestamp(self, timestamp_ms: int) -> str:
         """The directory of the bucket holding `timestamp_ms`."""
         start = bucket_start(self.partition_duration_ms, timestamp_ms, self.zone)
-        return self._pattern.format(start, self.zone, self._symbols)
+        encoded = self._encoded.get(start)
+        if encoded is None:
+            if len(self._encoded) >= _CACHED_BUCKETS:
+                self._encoded.clear()
+            encoded = self._encoded[start] = self._pattern.format(start, self.zone, self._symbols)
+        return encoded

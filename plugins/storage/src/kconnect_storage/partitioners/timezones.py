@@ -37,7 +37,11 @@ class JodaZone:
         """The zone's offset from UTC at `instant_ms` (Joda's ``getOffset``)."""
         if self.rules is None:
             return self.fixed_offset_ms or 0
-        offset = to_utc_datetime(instant_ms).astimezone(self.rules).utcoffset()
+        try:
+            # Offsets change on whole seconds, so the instant's second has the instant's offset.
+            offset = datetime.datetime.fromtimestamp(instant_ms // 1000, self.rules).utcoffset()
+        except (OverflowError, OSError, ValueError) as e:
+            raise DataError(_outside_years(instant_ms)) from e
         return 0 if offset is None else offset // datetime.timedelta(milliseconds=1)
 
     def local_datetime(self, instant_ms: int) -> datetime.datetime:
@@ -51,8 +55,12 @@ UTC = JodaZone("UTC", fixed_offset_ms=0)
 def to_utc_datetime(instant_ms: int) -> datetime.datetime:
     """The aware UTC datetime of `instant_ms`; DataError outside the years 1 to 9999."""
     if not _MIN_MS <= instant_ms <= _MAX_MS:
-        raise DataError(f"Timestamp {instant_ms} is outside the years 1 to 9999 that kconnect can format")
+        raise DataError(_outside_years(instant_ms))
     return _EPOCH + datetime.timedelta(milliseconds=instant_ms)
+
+
+def _outside_years(instant_ms: int) -> str:
+    return f"Timestamp {instant_ms} is outside the years 1 to 9999 that kconnect can format"
 
 
 def zone_for_id(zone_id: str) -> JodaZone:
