@@ -179,3 +179,14 @@ def test_json_decimal_format_is_validated_as_kafkas_decimal_format() -> None:
         )
         == {}
     )
+
+
+def test_connect_meta_data_false_leaves_the_connect_properties_out_of_the_avro_schema() -> None:
+    def schema_text(config: dict[str, str]) -> str:
+        out = io.BytesIO()
+        record_format(config, connector="hdfs").writer(out, EVERY_TYPE).close()
+        return out.getvalue().decode("latin-1")
+
+    assert '"connect.type":"int8"' in schema_text({})
+    assert '"connect.type"' not in schema_text({"connect.meta.data": "false"})
+    assert errors("hdfs", {"connect.meta.data": "false", "enhanced.avro.schema.support": "true"}) == {}

@@ -153,13 +153,14 @@ class AvroRecordWriter:
 
 
 class AvroFileFormat:
-    """Avro container files (``.avro``) with the ``avro.codec`` compression."""
+    """Avro container files (``.avro``) with the ``avro.codec`` compression; `settings` are the
+    AvroData options (``connect.meta.data``, ``enhanced.avro.schema.support``)."""
 
-    def __init__(self, codec: str) -> None:
+    def __init__(self, codec: str, settings: AvroDataSettings | None = None) -> None:
         if codec not in AVRO_CODECS:
             raise ValueError(f"Unknown avro.codec {codec!r}")
         self._codec = codec
-        self._mapping = AvroMapping(AvroDataSettings())
+        self._mapping = AvroMapping(settings or AvroDataSettings())
 
     @property
     def extension(self) -> str:

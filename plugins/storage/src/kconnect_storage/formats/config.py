@@ -33,6 +33,11 @@ from kconnect.config import (
     LambdaValidator,
     Width,
 )
+from kconnect_schema_registry.avro.config import (
+    CONNECT_META_DATA,
+    ENHANCED_AVRO_SCHEMA_SUPPORT,
+    AvroDataSettings,
+)
 
 from kconnect_storage.formats import RecordFormat
 from kconnect_storage.formats.avro import AVRO_CODECS, AvroFileFormat
@@ -190,6 +195,22 @@ def define_format_keys(config_def: ConfigDef, *, connector: str) -> ConfigDef:
             width=Width.LONG,
             display_name="Decimal Format",
         )
+        .define(
+            ENHANCED_AVRO_SCHEMA_SUPPORT,
+            type=ConfigType.BOOLEAN,
+            default=False,
+            importance=Importance.MEDIUM,
+            documentation="Toggle for enabling/disabling enhanced avro schema support: Enum symbol "
+            "preservation and Package Name awareness (Avro files)",
+        )
+        .define(
+            CONNECT_META_DATA,
+            type=ConfigType.BOOLEAN,
+            default=True,
+            importance=Importance.LOW,
+            documentation="Toggle for enabling/disabling connect converter to add its meta data to the "
+            "output schema or not (Avro files)",
+        )
     )
 
 
@@ -202,7 +223,11 @@ def record_format(config: Mapping[str, str], *, connector: str = "storage") -> R
         codec = PARQUET_CODECS[str(parsed[PARQUET_CODEC_CONFIG]).strip()]
         return ParquetFormat(codec, codec_in_extension=connector == "s3")
     if kind == AVRO:
-        return AvroFileFormat(str(parsed[AVRO_CODEC_CONFIG]).strip())
+        settings = AvroDataSettings(
+            connect_meta_data=bool(parsed[CONNECT_META_DATA]),
+            enhanced_schema_support=bool(parsed[ENHANCED_AVRO_SCHEMA_SUPPORT]),
+        )
+        return AvroFileFormat(str(parsed[AVRO_CODEC_CONFIG]).strip(), settings)
     if kind == JSON:
         return JsonLinesFormat(str(parsed[JSON_DECIMAL_FORMAT_CONFIG]).upper())
     if kind == BYTEARRAY:
