@@ -24,6 +24,15 @@ class SchemaBuilderError(DataError):
     """A schema was built inconsistently (Kafka's SchemaBuilderException)."""
 
 
+class SchemaProjectorError(DataError):
+    """A value cannot be projected onto another schema (Kafka's SchemaProjectorException).
+
+    Raised by `kconnect.data.projector.project` when the schemas are incompatible.
+    """
+
+    java_class_name = "org.apache.kafka.connect.errors.SchemaProjectorException"
+
+
 class RetriableError(ConnectError):
     """A transient failure: the framework retries the operation instead of failing the task."""
 

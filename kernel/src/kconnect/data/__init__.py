@@ -11,6 +11,7 @@ The names follow Kafka's ``org.apache.kafka.connect.data`` so Kafka's docs descr
 """
 
 from kconnect.data.logical import Date, Decimal, Time, Timestamp
+from kconnect.data.projector import project
 from kconnect.data.schema import (
     BOOLEAN_SCHEMA,
     BYTES_SCHEMA,
@@ -71,5 +72,6 @@ __all__ = [
     "convert_to_string",
     "infer_schema",
     "parse_string",
+    "project",
     "validate_value",
 ]
