@@ -204,3 +204,15 @@ class SinkSettings:
             schema_compatibility=SchemaCompatibility(str(values[SCHEMA_COMPATIBILITY_CONFIG]).upper()),
             ignore_null_values=str(values[NULL_VALUES_CONFIG]).lower() == "ignore",
         )
+
+
+def schedule_needs_timezone(config: Mapping[str, str]) -> str | None:
+    """Confluent's rule: ``rotate.schedule.interval.ms`` needs ``timezone`` (its wall-clock times are
+    counted in it); the error text, or None."""
+    try:
+        scheduled = int(str(config.get(ROTATE_SCHEDULE_INTERVAL_MS_CONFIG, "-1")).strip()) > 0
+    except ValueError:
+        return None  # the key's own validator reports it
+    if scheduled and not str(config.get("timezone", "")).strip():
+        return "timezone configuration must be set when using rotate.schedule.interval.ms"
+    return None

@@ -11,9 +11,14 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from kconnect import ConfigDef, SinkConnector
-from kconnect.config import ConfigValue
+from kconnect.config import ConfigException, ConfigValue
 
-from kconnect_storage.config import SinkSettings, define_sink_keys
+from kconnect_storage.config import (
+    ROTATE_SCHEDULE_INTERVAL_MS_CONFIG,
+    SinkSettings,
+    define_sink_keys,
+    schedule_needs_timezone,
+)
 from kconnect_storage.formats.config import define_format_keys
 from kconnect_storage.naming import temp_directory
 from kconnect_storage.partitioners.config import add_partitioner_errors, define_partitioner_keys
@@ -66,6 +71,9 @@ class _StorageSink(SinkConnector):
         """Check and keep the config."""
         REFUSED.check(config)
         SinkSettings.parse(config)
+        schedule_problem = schedule_needs_timezone(config)
+        if schedule_problem:
+            raise ConfigException(schedule_problem, name=ROTATE_SCHEDULE_INTERVAL_MS_CONFIG)
         self.config = dict(config)
 
     def task_class(self) -> type[StorageSinkTask]:
@@ -86,6 +94,9 @@ class _StorageSink(SinkConnector):
         values = definition.validate(config)
         REFUSED.add_errors(values, config)
         add_partitioner_errors(config, values)
+        schedule_problem = schedule_needs_timezone(config)
+        if schedule_problem:
+            values[ROTATE_SCHEDULE_INTERVAL_MS_CONFIG].add_error(schedule_problem)
         if any(v.errors for v in values.values()):
             return values
         kind = self.task.store_kind
