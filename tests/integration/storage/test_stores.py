@@ -134,15 +134,16 @@ def test_publishing_again_and_from_a_new_store_after_a_crash_changes_nothing(new
 
 
 @every_store
-def test_discard_unpublished_removes_the_leftovers_of_one_prefix_only(new_store: StoreFactory) -> None:
+def test_discard_unpublished_removes_the_leftovers_of_one_prefix_under_a_folder_only(
+    new_store: StoreFactory,
+) -> None:
     crashed = new_store()
     published = sealed(crashed, "orders+0+0000000000+0000000009.bin", b"published")
     crashed.publish(published)
     sealed_leftover = sealed(crashed, "orders+0+0000000010+0000000019.bin", b"sealed, never published")
+    nested_leftover = sealed(crashed, "orders+0+0000000020+0000000029.bin", b"below", f"{FOLDER}/hour=01")
     other_partition = sealed(crashed, "orders+1+0000000000+0000000009.bin", b"partition 1")
-    in_other_folder = sealed(
-        crashed, "orders+0+0000000020+0000000029.bin", b"other folder", "topics/orders/x=1"
-    )
+    beside = sealed(crashed, "orders+0+0000000030+0000000039.bin", b"beside", "topics/orders/partition=00")
     # A file being written when the task died; on HDFS and local disk its first block is there.
     unsealed = crashed.stage(FOLDER, "orders+0+")
     unsealed.write(b"u" * (BLOCK_SIZE + 1))
@@ -151,17 +152,18 @@ def test_discard_unpublished_removes_the_leftovers_of_one_prefix_only(new_store:
         restarted = new_store()
         discarded = restarted.discard_unpublished(FOLDER, "orders+0+")
 
-        # S3 spools an unsealed file on the task's machine: only the sealed upload is there to abort.
-        assert discarded == (1 if crashed.description.startswith("s3://") else 2)
+        # S3 spools an unsealed file on the task's machine: only the sealed uploads are there to abort.
+        assert discarded == (2 if crashed.description.startswith("s3://") else 3)
         assert restarted.discard_unpublished(FOLDER, "orders+0+") == 0
-        with pytest.raises(StoreError):
-            restarted.publish(sealed_leftover)
+        for gone in (sealed_leftover, nested_leftover):
+            with pytest.raises(StoreError):
+                restarted.publish(gone)
         restarted.publish(other_partition)
-        restarted.publish(in_other_folder)
+        restarted.publish(beside)
         assert restarted.list_files("topics") == [
             f"{FOLDER}/orders+0+0000000000+0000000009.bin",
             f"{FOLDER}/orders+1+0000000000+0000000009.bin",
-            "topics/orders/x=1/orders+0+0000000020+0000000029.bin",
+            "topics/orders/partition=00/orders+0+0000000030+0000000039.bin",
         ]
     finally:
         unsealed.discard()

@@ -256,21 +256,23 @@ class S3Store:
         self._abort(key, upload_id)
 
     def discard_unpublished(self, directory: str, name_prefix: str) -> int:
-        """Abort the pending uploads of `directory` whose names start with `name_prefix` (staged files
-        that were never sealed were only spooled on the crashed machine: nothing to do)."""
+        """Abort the pending uploads under `directory` (recursively) whose names start with
+        `name_prefix` (staged files that were never sealed were only spooled on the crashed
+        machine: nothing to do)."""
         folder = self.key(directory)
-        prefix = f"{folder}/{name_prefix}" if folder else name_prefix
         pending: list[tuple[str, str]] = []
         paginator = self._client.get_paginator("list_multipart_uploads")
         try:
-            for page in paginator.paginate(Bucket=self.settings.bucket, Prefix=prefix):
+            for page in paginator.paginate(
+                Bucket=self.settings.bucket, Prefix=f"{folder}/" if folder else ""
+            ):
                 pending.extend(
                     (u["Key"], u["UploadId"])
                     for u in page.get("Uploads", [])
-                    if "/" not in u["Key"][len(prefix) :]
+                    if u["Key"].rsplit("/", 1)[-1].startswith(name_prefix)
                 )
         except (ClientError, BotoCoreError) as e:
-            raise self.failure(f"list the pending uploads of {directory}", e) from e
+            raise self.failure(f"list the pending uploads of {directory or '/'}", e) from e
         for key, upload_id in pending:
             self._abort(key, upload_id)
         return len(pending)

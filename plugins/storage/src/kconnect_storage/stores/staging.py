@@ -2,7 +2,7 @@
 
 A staged file for ``<directory>/<name>`` is written to ``<temp directory>/<directory>/<name
 prefix><uuid>.tmp``: the final directory mirrored under the temporary one, so
-`discard_unpublished` finds a crashed task's leftovers by listing one folder, and `list_files`
+`discard_unpublished` finds a crashed task's leftovers by walking one folder, and `list_files`
 hides them by skipping the temporary directory. Sealing gives a *rename token*; publishing it is a
 rename, and a rename that already happened is recognised by the temporary file being gone and the
 final one being there. Pure path logic, no I/O.
