@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -143,15 +144,12 @@ def _without_default(schema: Schema) -> Schema:
 
 def struct_columns(schema: Schema) -> Callable[[Sequence[Struct]], list[pa.Array]]:
     """A function from Structs of `schema` (none of them None) to one Arrow array per field."""
-    columns = [compile_column(f.schema) for f in schema.fields]
-    width = len(columns)
+    columns = [(compile_column(f.schema), operator.itemgetter(f.index)) for f in schema.fields]
 
     def convert(structs: Sequence[Struct]) -> list[pa.Array]:
-        if not structs:
-            return [column([]) for column in columns]
         rows = [s.values() for s in structs]
-        transposed = list(zip(*rows, strict=True)) if width else []
-        return [column(values) for column, values in zip(columns, transposed, strict=True)]
+        # One C-level pass per field (zip(*rows) would make a tuple per field of every row at once).
+        return [column(list(map(pick, rows))) for column, pick in columns]
 
     return convert
 
