@@ -17,7 +17,7 @@ import pytest
 from kconnect import SinkRecord, TopicPartition
 from kconnect.data.schema import SchemaBuilder
 from kconnect.data.struct import Struct
-from kconnect.errors import ConnectError
+from kconnect.errors import ConnectError, DataError
 from kconnect_storage.connectors import StorageSinkTask
 from kconnect_storage.stores import StoreError
 
@@ -231,4 +231,12 @@ def test_backward_compatibility_projects_older_records_onto_the_newer_schema(tmp
     ]
     notes = pq.read_table(tmp_path / files[1]).column("note").to_pylist()
     assert notes[:3] == ["n1", "none", "n3"], "the V1 record took V2's default"
+    task.stop()
+
+
+def test_a_record_renamed_to_another_topic_by_a_transformation_is_refused_naming_why(tmp_path: Path) -> None:
+    task, _ = start(tmp_path)
+    renamed = record(0).new_record(topic="elsewhere", original_topic=TOPIC, original_kafka_partition=0)
+    with pytest.raises(DataError, match="renamed to topic 'elsewhere' by a transformation"):
+        task.put([renamed])
     task.stop()

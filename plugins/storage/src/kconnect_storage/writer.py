@@ -106,6 +106,13 @@ class PartitionWriter:
                         f"Null valued records are not writeable with current behavior.on.null.values 'fail' "
                         f"settings (record {record.topic}-{self.tp.partition}@{offset})"
                     )
+                if record.topic != self.tp.topic:
+                    raise DataError(
+                        f"Record {self.tp.topic}-{self.tp.partition}@{offset} was renamed to topic "
+                        f"{record.topic!r} by a transformation: the storage sink writes a record under the "
+                        "topic it was read from (its recovery finds the files there), so it takes no "
+                        "topic-renaming transformation"
+                    )
                 record = self._fit_schema(record)
                 if settings.rotate_interval_ms > 0:
                     timestamp = self.parts.extractor.extract(record, now_ms)
@@ -117,7 +124,7 @@ class PartitionWriter:
                 encoded = self.parts.partitioner.encode_partition(record, now_ms)
                 open_file = self.files.get(encoded)
                 if open_file is None:
-                    open_file = self._open(encoded, record.topic, offset)
+                    open_file = self._open(encoded, offset)
             except DataError as exc:
                 reject(record, exc)
                 continue
@@ -169,9 +176,11 @@ class PartitionWriter:
         )
         return projected
 
-    def _open(self, encoded: str, topic: str, offset: int) -> OpenFile:
+    def _open(self, encoded: str, offset: int) -> OpenFile:
         parts = self.parts
-        directory = join(parts.settings.topics_dir, parts.partitioner.partitioned_path(topic, encoded))
+        directory = join(
+            parts.settings.topics_dir, parts.partitioner.partitioned_path(self.tp.topic, encoded)
+        )
         staged = parts.store.stage(directory, name_prefix(self.tp))
         try:
             writer = parts.record_format.writer(staged, self.schema)  # type: ignore[arg-type]
