@@ -232,3 +232,15 @@ def test_a_tombstone_of_a_required_schema_is_a_data_error_naming_it() -> None:
         DataError, match=r"^Cannot write the record at topic orders partition 0 offset 5 as Avro: a null"
     ):
         writer.write([record(0), tombstone])
+
+
+def test_values_the_compiled_writer_leaves_out_are_written_by_fastavro_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    compiled = write([record(i) for i in range(6)])
+    monkeypatch.setattr(avro, "payload_writer", lambda *args: None)
+
+    by_fastavro = write([record(i) for i in range(6)])
+
+    assert read(by_fastavro) == read(compiled) == [expected(i) for i in range(6)]
+    assert len(by_fastavro) == len(compiled)

@@ -216,3 +216,32 @@ def test_a_value_that_does_not_convert_is_a_data_error_naming_its_record() -> No
         DataError, match=r"^Cannot write the record at topic t partition 1 offset 6 as Parquet: "
     ):
         writer.close()
+
+
+def test_maps_with_int_keys_and_arrays_of_null_structs_read_back() -> None:
+    inner = SchemaBuilder.struct().field("x", SchemaBuilder.int32().build()).optional().build()
+    schema = (
+        SchemaBuilder.struct()
+        .field(
+            "m",
+            SchemaBuilder.map(
+                SchemaBuilder.int32().build(), SchemaBuilder.array(inner).optional().build()
+            ).build(),
+        )
+        .build()
+    )
+    values = [{1: [Struct(inner).put("x", 5), None], 2: None}, {}, {-3: []}]
+    records = [
+        SinkRecord(
+            topic="t",
+            kafka_partition=0,
+            kafka_offset=o,
+            value_schema=schema,
+            value=Struct(schema).put("m", v),
+        )
+        for o, v in enumerate(values)
+    ]
+
+    table = pq.read_table(io.BytesIO(write(records)))
+
+    assert table.column("m").to_pylist() == [[(1, [{"x": 5}, None]), (2, None)], [], [(-3, [])]]
