@@ -173,7 +173,7 @@ def start_worker(tmp_path: Path, kafka_bootstrap: str) -> Iterator[Any]:
     Call ``start_worker(extra_props, connector_files, env, python)``; the offset file defaults to the test's
     tmp dir, the interpreter to this one (pass a `venv_without` python to run without a package).
     """
-    from tests.worker_process import WorkerProcess
+    from tests.worker_process import WorkerProcess, stop_all
 
     workers: list[WorkerProcess] = []
 
@@ -194,5 +194,4 @@ def start_worker(tmp_path: Path, kafka_bootstrap: str) -> Iterator[Any]:
         return worker.start()
 
     yield start
-    for worker in workers:
-        worker.stop()
+    stop_all(workers)

@@ -62,6 +62,7 @@ class WorkerProcess:
         self.log_path = workdir / f"worker-{self.port}.log"
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen[bytes] | None = None
+        self.interrupted = False
         self.url = f"{scheme}://127.0.0.1:{self.port}"
 
     @classmethod
@@ -79,6 +80,7 @@ class WorkerProcess:
         worker.log_path = workdir / "worker.log"
         worker.env = dict(os.environ)
         worker.process = None
+        worker.interrupted = False
         worker.url = url
         worker.verify = True
         return worker
@@ -94,6 +96,7 @@ class WorkerProcess:
             *map(str, self.connector_files),
         ]
         self._log = self.log_path.open("ab")
+        self.interrupted = False
         self.process = subprocess.Popen(
             command, cwd=self.workdir, stdout=self._log, stderr=subprocess.STDOUT, env=self.env
         )
@@ -110,17 +113,23 @@ class WorkerProcess:
 
     def stop(self, timeout: float = 60.0) -> int:
         """SIGINT (graceful: offsets committed), then wait; kill after `timeout`."""
+        self.interrupt()
         if self.process is None:
             return 0
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
         self._log.close()
         return int(self.process.returncode)
+
+    def interrupt(self) -> None:
+        """Send SIGINT once, so the graceful stop begins; `stop` waits for it. A second SIGINT would
+        cut the stop short, so a worker already interrupted (or exited) gets none."""
+        if self.process is not None and self.process.poll() is None and not self.interrupted:
+            self.process.send_signal(signal.SIGINT)
+            self.interrupted = True
 
     def log_tail(self, lines: int = 60) -> str:
         """The end of the worker's log, for failure messages."""
@@ -182,6 +191,17 @@ class WorkerProcess:
             )
 
         self.wait_for(f"{connector} to be {state}", reached, timeout)
+
+
+def stop_all(workers: list[WorkerProcess], timeout: float = 60.0) -> list[int]:
+    """Stop `workers` together: SIGINT to every one first, then wait for each; their exit codes.
+
+    One after the other, each stop would wait for the one before, and the workers still running
+    would rebalance every departed worker's tasks among themselves, work a full stop throws away.
+    """
+    for worker in workers:
+        worker.interrupt()
+    return [worker.stop(timeout) for worker in workers]
 
 
 def venv_without(distribution: str, where: Path) -> str:

@@ -23,7 +23,7 @@ import pytest
 from tests.conftest import kafka_broker_script
 from tests.integration.conftest import wait_until
 from tests.integration.test_distributed import create, group_props, wait_healthy
-from tests.worker_process import WorkerProcess, count_lines
+from tests.worker_process import WorkerProcess, count_lines, stop_all
 
 pytestmark = pytest.mark.integration
 
@@ -112,8 +112,7 @@ class Pipeline:
         if self._writer.is_alive():
             self._writer.join()
         self.broker.thaw()
-        for worker in self.cluster or ([self.worker] if self.worker else []):
-            worker.stop()
+        stop_all(self.cluster or ([self.worker] if self.worker else []))
 
 
 @pytest.fixture

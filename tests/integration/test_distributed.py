@@ -43,7 +43,7 @@ from kconnect.worker_config import load_properties
 from tests import private_net
 from tests.conftest import _load_script
 from tests.integration.conftest import lines
-from tests.worker_process import WorkerProcess
+from tests.worker_process import WorkerProcess, stop_all
 
 kafka_broker_script = _load_script("kafka_broker")
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "kafka-config"
@@ -133,8 +133,7 @@ def running_workers(workdir: Path, props: dict[str, str], count: int) -> Iterato
         wait_healthy(workers)
         yield workers
     finally:
-        for worker in workers:
-            worker.stop()
+        stop_all(workers)
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +165,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> I
         yield state
         made = state.made
     finally:
-        for worker in made:
-            worker.stop()
+        stop_all(made)
 
 
 # --- what an operator reads ------------------------------------------------------------------------------
@@ -363,8 +361,8 @@ def test_pause_through_one_worker_pauses_tasks_elsewhere_and_survives_a_full_res
     time.sleep(3)
     assert "line 2050" not in read_lines(pipeline["sink"]), "a paused source sent lines"
 
-    for worker in cluster.workers:
-        assert worker.stop() == 0, worker.log_tail()
+    codes = stop_all(cluster.workers)
+    assert codes == [0] * len(codes), [w.log_tail() for w in cluster.workers]
     for worker in cluster.workers:
         worker.start()
     wait_healthy(cluster.workers)

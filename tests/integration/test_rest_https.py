@@ -25,7 +25,7 @@ import pytest
 from tests.integration.conftest import lines
 from tests.integration.test_distributed import group_props, read_lines, wait_healthy
 from tests.throwaway_ca import Certificate, CertificateAuthority, make_ca
-from tests.worker_process import WorkerProcess, free_port, write_properties
+from tests.worker_process import WorkerProcess, free_port, stop_all, write_properties
 
 pytestmark = pytest.mark.integration
 
@@ -148,8 +148,7 @@ def https_cluster(
         wait_healthy(workers)
         yield workers
     finally:
-        for worker in workers:
-            worker.stop()
+        stop_all(workers)
 
 
 def test_distributed_workers_forward_and_hand_over_task_configs_over_mutual_tls(
