@@ -211,15 +211,21 @@ def test_an_optional_struct_may_be_null() -> None:
     assert read(write(records)) == [None, {"a": 1}]
 
 
-def test_a_schemaless_record_is_a_data_error_naming_it() -> None:
-    writer = AvroFileFormat("null").writer(io.BytesIO(), None)
-
+def test_a_writer_for_schemaless_records_is_refused() -> None:
     with pytest.raises(DataError) as raised:
-        writer.write([SinkRecord(topic="orders", kafka_partition=2, kafka_offset=9, value={"a": 1})])
+        AvroFileFormat("null").writer(io.BytesIO(), None)
 
-    assert str(raised.value).startswith(
-        "Avro files need a value schema, but the record at topic orders partition 2 offset 9 has none"
-    )
+    assert str(raised.value).startswith("Avro files need a value schema, but the record has none")
+
+
+def test_a_value_not_of_the_files_schema_is_a_data_error_naming_its_record() -> None:
+    writer = AvroFileFormat("null").writer(io.BytesIO(), EVERY_TYPE)
+    schemaless = SinkRecord(topic="orders", kafka_partition=2, kafka_offset=9, value={"a": 1})
+
+    with pytest.raises(
+        DataError, match=r"^Cannot write the record at topic orders partition 2 offset 9 as Avro: "
+    ):
+        writer.write([record(0), schemaless])
 
 
 def test_a_tombstone_of_a_required_schema_is_a_data_error_naming_it() -> None:

@@ -168,12 +168,20 @@ def test_an_empty_file_has_the_schema_and_no_rows() -> None:
     assert table.schema == arrow_schema(EVERY_TYPE)
 
 
-def test_a_schemaless_record_is_a_data_error_naming_it() -> None:
+def test_a_writer_for_schemaless_records_is_refused() -> None:
+    with pytest.raises(DataError) as raised:
+        ParquetFormat(PARQUET_CODECS["snappy"]).writer(io.BytesIO(), None)
+
+    assert str(raised.value).startswith("Parquet files need a value schema, but the record has none")
+    assert "\n" not in str(raised.value)
+
+
+def test_a_schemaless_record_given_to_a_writer_is_a_data_error_naming_it() -> None:
     schemaless = SinkRecord(topic="orders", kafka_partition=3, kafka_offset=42, value={"a": 1})
-    writer = ParquetFormat(PARQUET_CODECS["snappy"]).writer(io.BytesIO(), None)
+    writer = ParquetFormat(PARQUET_CODECS["snappy"]).writer(io.BytesIO(), EVERY_TYPE)
 
     with pytest.raises(DataError) as raised:
-        writer.write([schemaless])
+        writer.write([record(0), schemaless])
 
     assert str(raised.value).startswith(
         "Parquet files need a value schema, but the record at topic orders partition 3 offset 42 has none"

@@ -32,7 +32,7 @@ from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.schema import AvroSchema
 from kconnect_schema_registry.avro.values import compile_encoder
 
-from kconnect_storage.formats.records import SchemalessWriter, record_error
+from kconnect_storage.formats.records import no_schema_error, record_error
 
 FORMAT_NAME = "Avro"
 MAGIC = b"Obj\x01"
@@ -120,7 +120,7 @@ class AvroRecordWriter:
         for record in records:
             try:
                 data = encode(record.value)
-            except (DataError, TypeError, ValueError, AttributeError) as e:
+            except (DataError, TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
                 self._block_size = size
                 raise self._error(record, e) from e
             block.append(data)
@@ -167,8 +167,8 @@ class AvroFileFormat:
         """``.avro``."""
         return ".avro"
 
-    def writer(self, stream: BinaryIO, schema: Schema | None) -> AvroRecordWriter | SchemalessWriter:
-        """A writer of one file; a schemaless one refuses the first record, naming it."""
+    def writer(self, stream: BinaryIO, schema: Schema | None) -> AvroRecordWriter:
+        """A writer of one file; raises `DataError` for schemaless records (None), which it cannot hold."""
         if schema is None:
-            return SchemalessWriter(FORMAT_NAME)
+            raise no_schema_error(FORMAT_NAME)
         return AvroRecordWriter(stream, schema, self._codec, self._mapping)

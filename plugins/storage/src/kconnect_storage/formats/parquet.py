@@ -20,7 +20,7 @@ from kconnect.data.struct import Struct
 from kconnect.errors import DataError
 
 from kconnect_storage.formats.arrow import arrow_schema, struct_columns
-from kconnect_storage.formats.records import SchemalessWriter, record_error, schemaless_error
+from kconnect_storage.formats.records import no_schema_error, record_error, schemaless_error
 
 FORMAT_NAME = "Parquet"
 #: Rows converted and written per row group: large enough for pyarrow's per-call cost to vanish,
@@ -145,8 +145,8 @@ class ParquetFormat:
         """``.parquet``, or with the codec's extension first (``.snappy.parquet``)."""
         return self._extension
 
-    def writer(self, stream: BinaryIO, schema: Schema | None) -> ParquetRecordWriter | SchemalessWriter:
-        """A writer of one file; a schemaless one refuses the first record, naming it."""
+    def writer(self, stream: BinaryIO, schema: Schema | None) -> ParquetRecordWriter:
+        """A writer of one file; raises `DataError` for schemaless records (None), which it cannot hold."""
         if schema is None:
-            return SchemalessWriter(FORMAT_NAME)
+            raise no_schema_error(FORMAT_NAME)
         return ParquetRecordWriter(stream, schema, self._codec)
