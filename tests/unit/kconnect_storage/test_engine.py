@@ -240,3 +240,26 @@ def test_a_record_renamed_to_another_topic_by_a_transformation_is_refused_naming
     with pytest.raises(DataError, match="renamed to topic 'elsewhere' by a transformation"):
         task.put([renamed])
     task.stop()
+
+
+def test_a_store_unreachable_at_open_pauses_the_partition_until_recovery_works(tmp_path: Path) -> None:
+    first, _ = start(tmp_path)
+    first.put([record(o) for o in range(12)])
+    first.stop()
+    settings = config(tmp_path, **{"retry.backoff.ms": "0"})
+    task = StorageSinkTask()
+    context = Context(settings)
+    task.initialize(context)  # type: ignore[arg-type]
+    task.start(settings)
+    store = task.parts.store
+    listing = store.list_files
+    store.list_files = lambda directory: (_ for _ in ()).throw(StoreError("namenode away"))  # type: ignore[method-assign]
+    task.open({TP})
+    assert TP in context.paused and context.seeks == {}
+    task.put([record(11)])  # fetched before the pause took effect: read again after recovery
+    store.list_files = listing  # type: ignore[method-assign]
+    task.put([])
+    assert context.seeks == {TP: 10} and TP not in context.paused
+    task.put([record(o) for o in range(10, 20)])
+    assert ids_in_files(tmp_path) == list(range(20))
+    task.stop()

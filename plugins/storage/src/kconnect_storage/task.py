@@ -96,30 +96,19 @@ class StorageSinkTask(SinkTask):
     # --- partitions ------------------------------------------------------------------------------
 
     def open(self, partitions: set[TopicPartition]) -> None:
-        """Recover each partition from the store and seek past its committed files."""
+        """Recover each partition from the store and seek past its committed files; a partition whose
+        store does not answer is paused and recovered later, as after a store error in `put`."""
         for tp in sorted(partitions):
-            resume_at = self._recover_blocking(tp)
+            try:
+                resume_at = recover(self.parts.store, self.parts.commit_log, self.settings.topics_dir, tp)
+            except StoreError as exc:
+                self.writers[tp] = PartitionWriter(tp, self.parts, None)
+                self._schedule_retry(tp, 1, None, exc)
+                continue
             self.writers[tp] = PartitionWriter(tp, self.parts, resume_at)
             if resume_at is not None:
                 self.context.offset({tp: resume_at})
                 log.info("%s resumes at offset %d, after its committed files", tp, resume_at)
-
-    def _recover_blocking(self, tp: TopicPartition) -> int | None:
-        settings = self.settings
-        for attempt in range(settings.max_retries + 1):
-            try:
-                return recover(self.parts.store, self.parts.commit_log, settings.topics_dir, tp)
-            except StoreError as exc:
-                if attempt == settings.max_retries:
-                    raise ConnectError(
-                        f"Could not recover {tp.topic}-{tp.partition} from {self.parts.store.description} "
-                        f"after {attempt} retries: {exc}"
-                    ) from exc
-                log.warning(
-                    "Recovering %s failed (%s); retrying in %d ms", tp, exc, settings.retry_backoff_ms
-                )
-                time.sleep(settings.retry_backoff_ms / 1000)
-        raise AssertionError("unreachable")
 
     def close(self, partitions: set[TopicPartition]) -> None:
         """Throw away the open files of revoked partitions: their next owner reads the records again."""
@@ -145,8 +134,12 @@ class StorageSinkTask(SinkTask):
             by_partition.setdefault(tp, []).append(record)
         reject = self._rejecter()
         for tp, batch in by_partition.items():
-            if tp in self.retries:
-                continue  # sought back when it recovers: these records come again
+            retry = self.retries.get(tp)
+            if retry is not None:
+                # Sought back when it recovers, so these records come again.
+                if retry.fallback is None:
+                    retry.fallback = kafka_offset(batch[0])
+                continue
             writer = self.writers.get(tp)
             if writer is None:
                 self.open({tp})
