@@ -1,6 +1,6 @@
 """Files the storage sink's formats write, read by Spark itself: Parquet (every Connect type, each
-codec), Avro container files (spark-avro, each codec), JSON lines and text lines give exactly the
-values written, with the types a Spark user sees."""
+codec), Avro container files (spark-avro, each codec), JSON lines (also gzip-compressed) and text
+lines give exactly the values written, with the types a Spark user sees."""
 
 from __future__ import annotations
 
@@ -187,8 +187,10 @@ def json_struct(i: int) -> Struct:
     return value.put("inner", inner)
 
 
-@pytest.mark.parametrize("with_schema", [True, False])
-def test_spark_reads_json_lines_as_written(spark: Any, tmp_path: Path, with_schema: bool) -> None:
+@pytest.mark.parametrize(("with_schema", "compression"), [(True, "none"), (False, "none"), (True, "gzip")])
+def test_spark_reads_json_lines_as_written(
+    spark: Any, tmp_path: Path, with_schema: bool, compression: str
+) -> None:
     records = [
         SinkRecord(
             topic="orders",
@@ -199,11 +201,18 @@ def test_spark_reads_json_lines_as_written(spark: Any, tmp_path: Path, with_sche
         )
         for i in range(ROWS)
     ]
-    fmt = record_format({"format.class": "io.confluent.connect.s3.format.json.JsonFormat"}, connector="s3")
+    fmt = record_format(
+        {
+            "format.class": "io.confluent.connect.s3.format.json.JsonFormat",
+            "s3.compression.type": compression,
+        },
+        connector="s3",
+    )
     path = write_file(tmp_path, fmt, records)
 
-    frame = spark.read.json(str(path))
+    frame = spark.read.json(str(path))  # a .gz file is read through Hadoop's gzip codec
 
+    assert path.name.endswith(".json.gz" if compression == "gzip" else ".json")
     assert frame.schema.simpleString() == JSON_SPARK_SCHEMA
     assert sorted((r.asDict(recursive=True) for r in frame.collect()), key=lambda r: r["id"]) == [
         json_value(i) for i in range(ROWS)

@@ -48,7 +48,10 @@ EVERY_TYPE = (
     .field("opt_i32", SchemaBuilder.int32().optional().build())
     .field("opt_text", SchemaBuilder.string().optional().build())
     .field("amount", logical.Decimal.builder(2).parameter("connect.decimal.precision", "10").build())
-    .field("opt_amount", logical.Decimal.builder(3).parameter("connect.decimal.precision", "20").optional().build())
+    .field(
+        "opt_amount",
+        logical.Decimal.builder(3).parameter("connect.decimal.precision", "20").optional().build(),
+    )
     .field("day", logical.Date.builder().build())
     .field("opt_day", logical.Date.builder().optional().build())
     .field("at", logical.Time.builder().build())

@@ -3,6 +3,7 @@ codecs, the ByteArray keys, and the refusals that name the key."""
 
 from __future__ import annotations
 
+import gzip
 import io
 
 import pyarrow.parquet as pq
@@ -190,3 +191,47 @@ def test_connect_meta_data_false_leaves_the_connect_properties_out_of_the_avro_s
     assert '"connect.type":"int8"' in schema_text({})
     assert '"connect.type"' not in schema_text({"connect.meta.data": "false"})
     assert errors("hdfs", {"connect.meta.data": "false", "enhanced.avro.schema.support": "true"}) == {}
+
+
+def test_s3_compression_type_gzip_compresses_json_and_bytearray_files() -> None:
+    json_gz = record_format(
+        {"format.class": "io.confluent.connect.s3.format.json.JsonFormat", "s3.compression.type": "gzip"},
+        connector="s3",
+    )
+    out = io.BytesIO()
+    writer = json_gz.writer(out, None)
+    writer.write([SinkRecord(topic="t", kafka_partition=0, kafka_offset=0, value={"a": 1})])
+    writer.close()
+
+    assert json_gz.extension == ".json.gz"
+    assert gzip.decompress(out.getvalue()) == b'{"a":1}\n'
+    assert (
+        record_format(
+            {
+                "format.class": "io.confluent.connect.s3.format.bytearray.ByteArrayFormat",
+                "s3.compression.type": "gzip",
+                "s3.compression.level": "9",
+            },
+            connector="s3",
+        ).extension
+        == ".bin.gz"
+    )
+
+
+def test_s3_compression_keys_are_validated_and_only_s3_has_them() -> None:
+    assert errors(
+        "s3",
+        {
+            "format.class": "io.confluent.connect.s3.format.json.JsonFormat",
+            "s3.compression.type": "zip",
+            "s3.compression.level": "10",
+        },
+    ) == {
+        "s3.compression.type": [
+            "Invalid value zip for configuration s3.compression.type: Value must be one of: none, gzip"
+        ],
+        "s3.compression.level": [
+            "Invalid value 10 for configuration s3.compression.level: Value must be no more than 9"
+        ],
+    }
+    assert "s3.compression.type" not in define_format_keys(ConfigDef(), connector="hdfs").config_keys

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import gzip
 import io
 import json
 from typing import Any
@@ -142,3 +143,15 @@ def test_string_of_a_value_that_is_not_a_string_is_a_data_error_naming_it() -> N
 def test_line_formats_write_nothing_for_an_empty_batch() -> None:
     assert written(JsonLinesFormat(), [[]]) == b""
     assert written(ByteArrayFormat(), [[]]) == b""
+
+
+def test_gzip_compresses_the_whole_file_across_batches() -> None:
+    fmt = JsonLinesFormat(gzip_level=9)
+    batches = [[rec(i, {"n": i}) for i in range(k, k + 50)] for k in (0, 50)]
+
+    data = written(fmt, batches)
+
+    assert fmt.extension == ".json.gz"
+    assert gzip.decompress(data) == b"".join(b'{"n":%d}\n' % i for i in range(100))
+    assert ByteArrayFormat(".bin", b"\n", gzip_level=-1).extension == ".bin.gz"
+    assert gzip.decompress(written(ByteArrayFormat(gzip_level=1), [[rec(0, b"a")]])) == b"a\n"

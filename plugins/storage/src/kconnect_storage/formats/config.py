@@ -31,6 +31,7 @@ from kconnect.config import (
     ConfigType,
     Importance,
     LambdaValidator,
+    Range,
     Width,
 )
 from kconnect_schema_registry.avro.config import (
@@ -41,7 +42,12 @@ from kconnect_schema_registry.avro.config import (
 
 from kconnect_storage.formats import RecordFormat
 from kconnect_storage.formats.avro import AVRO_CODECS, AvroFileFormat
-from kconnect_storage.formats.lines import ByteArrayFormat, JsonLinesFormat, StringFormat
+from kconnect_storage.formats.lines import (
+    COMPRESSION_EXTENSIONS,
+    ByteArrayFormat,
+    JsonLinesFormat,
+    StringFormat,
+)
 from kconnect_storage.formats.parquet import PARQUET_CODECS, ParquetFormat
 
 FORMAT_CLASS_CONFIG = "format.class"
@@ -50,6 +56,8 @@ AVRO_CODEC_CONFIG = "avro.codec"
 FORMAT_BYTEARRAY_EXTENSION_CONFIG = "format.bytearray.extension"
 FORMAT_BYTEARRAY_SEPARATOR_CONFIG = "format.bytearray.separator"
 JSON_DECIMAL_FORMAT_CONFIG = "json.decimal.format"
+S3_COMPRESSION_TYPE_CONFIG = "s3.compression.type"
+S3_COMPRESSION_LEVEL_CONFIG = "s3.compression.level"
 
 GROUP = "Connector"
 
@@ -115,6 +123,8 @@ _PARQUET_CHOICES = [*PARQUET_CODECS, *REFUSED_PARQUET_CODECS]
 def define_format_keys(config_def: ConfigDef, *, connector: str) -> ConfigDef:
     """Add the format keys of `connector` ("hdfs", "s3" or "storage") to `config_def`."""
     default = FORMAT_CLASS_DEFAULTS[connector]
+    if connector == "s3":
+        _define_s3_compression_keys(config_def)
     return (
         config_def.define(
             FORMAT_CLASS_CONFIG,
@@ -214,11 +224,45 @@ def define_format_keys(config_def: ConfigDef, *, connector: str) -> ConfigDef:
     )
 
 
+def _define_s3_compression_keys(config_def: ConfigDef) -> ConfigDef:
+    """S3's whole-file compression of the JSON and ByteArray files (Confluent's S3 group keys)."""
+    return config_def.define(
+        S3_COMPRESSION_TYPE_CONFIG,
+        type=ConfigType.STRING,
+        default="none",
+        validator=LambdaValidator(
+            _one_of(list(COMPRESSION_EXTENSIONS), {}), "[" + ", ".join(COMPRESSION_EXTENSIONS) + "]"
+        ),
+        importance=Importance.LOW,
+        documentation="Compression type for files written to S3. Applied when using JsonFormat or "
+        "ByteArrayFormat. Available values: none, gzip.",
+        group="S3",
+        order_in_group=20,
+        width=Width.LONG,
+        display_name="Compression type",
+    ).define(
+        S3_COMPRESSION_LEVEL_CONFIG,
+        type=ConfigType.INT,
+        default=-1,
+        validator=Range.between(-1, 9),
+        importance=Importance.LOW,
+        documentation="Compression level for files written to S3: -1 for the default, or 0 (no "
+        "compression) to 9 (best compression). Applied when using JsonFormat or ByteArrayFormat.",
+        group="S3",
+        order_in_group=21,
+        width=Width.LONG,
+        display_name="Compression Level",
+    )
+
+
 def record_format(config: Mapping[str, str], *, connector: str = "storage") -> RecordFormat:
     """The format `config` selects, configured by its keys (a config validated by
     `define_format_keys`); `connector` picks the defaults and the Parquet file extension."""
     parsed = define_format_keys(ConfigDef(), connector=connector).parse(config)
     kind = FORMAT_CLASSES[str(parsed[FORMAT_CLASS_CONFIG]).strip()]
+    gzip_level = None
+    if str(parsed.get(S3_COMPRESSION_TYPE_CONFIG, "none")).strip() == "gzip":
+        gzip_level = int(parsed[S3_COMPRESSION_LEVEL_CONFIG])  # type: ignore[call-overload]
     if kind == PARQUET:
         codec = PARQUET_CODECS[str(parsed[PARQUET_CODEC_CONFIG]).strip()]
         return ParquetFormat(codec, codec_in_extension=connector == "s3")
@@ -229,9 +273,11 @@ def record_format(config: Mapping[str, str], *, connector: str = "storage") -> R
         )
         return AvroFileFormat(str(parsed[AVRO_CODEC_CONFIG]).strip(), settings)
     if kind == JSON:
-        return JsonLinesFormat(str(parsed[JSON_DECIMAL_FORMAT_CONFIG]).upper())
+        return JsonLinesFormat(str(parsed[JSON_DECIMAL_FORMAT_CONFIG]).upper(), gzip_level)
     if kind == BYTEARRAY:
         # White space is the point of a separator: read it as given, not as parsed (which may trim).
         separator = config.get(FORMAT_BYTEARRAY_SEPARATOR_CONFIG, FORMAT_BYTEARRAY_SEPARATOR_DEFAULT)
-        return ByteArrayFormat(str(parsed[FORMAT_BYTEARRAY_EXTENSION_CONFIG]), separator.encode("utf-8"))
+        return ByteArrayFormat(
+            str(parsed[FORMAT_BYTEARRAY_EXTENSION_CONFIG]), separator.encode("utf-8"), gzip_level
+        )
     return StringFormat()

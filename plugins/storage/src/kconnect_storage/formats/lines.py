@@ -6,11 +6,14 @@
   bytes as they are, then ``format.bytearray.separator``.
 * String (Confluent's HDFS StringFormat, ``.txt``): each value, a string, in UTF-8, then a newline.
 
-Records are joined in memory and written with one `write` per batch.
+Records are joined in memory and written with one `write` per batch. On S3, JSON and ByteArray
+files may be gzip-compressed as a whole (``s3.compression.type=gzip``, ``.json.gz``), as Confluent's
+S3 sink does for the formats without compression of their own.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
@@ -24,13 +27,22 @@ from kconnect_storage.formats.records import record_error
 Encode = Callable[[SinkRecord], bytes]
 
 
-class LinesWriter:
-    """Writes each record's encoding followed by a separator."""
+#: ``s3.compression.type`` values (Confluent's S3 ``CompressionType``) and their file extension.
+COMPRESSION_EXTENSIONS = {"none": "", "gzip": ".gz"}
+GZIP_WBITS = 16 + zlib.MAX_WBITS  # zlib writes a gzip member with this window setting
 
-    def __init__(self, stream: BinaryIO, encode: Encode, separator: bytes) -> None:
+
+class LinesWriter:
+    """Writes each record's encoding followed by a separator, gzip-compressed when a level is given
+    (-1: zlib's default, 0-9)."""
+
+    def __init__(
+        self, stream: BinaryIO, encode: Encode, separator: bytes, gzip_level: int | None = None
+    ) -> None:
         self._stream = stream
         self._encode = encode
         self._separator = separator
+        self._gzip = None if gzip_level is None else zlib.compressobj(gzip_level, zlib.DEFLATED, GZIP_WBITS)
 
     def write(self, records: Sequence[SinkRecord]) -> None:
         """Encode every record, then write them at once (nothing is written if one fails)."""
@@ -38,10 +50,16 @@ class LinesWriter:
             return
         encode = self._encode
         separator = self._separator
-        self._stream.write(separator.join([encode(r) for r in records]) + separator)
+        data = separator.join([encode(r) for r in records]) + separator
+        if self._gzip is not None:
+            data = self._gzip.compress(data)
+        self._stream.write(data)
 
     def close(self) -> None:
-        """Nothing is buffered; the stream stays open."""
+        """Write the end of the gzip stream, if any; the stream stays open."""
+        if self._gzip is not None:
+            self._stream.write(self._gzip.flush())
+            self._gzip = None
 
 
 class JsonLinesFormat:
@@ -49,13 +67,14 @@ class JsonLinesFormat:
 
     FORMAT_NAME = "JSON"
 
-    def __init__(self, decimal_format: str = "BASE64") -> None:
+    def __init__(self, decimal_format: str = "BASE64", gzip_level: int | None = None) -> None:
         self._decimal_format = decimal_format
+        self._gzip_level = gzip_level
 
     @property
     def extension(self) -> str:
-        """``.json``."""
-        return ".json"
+        """``.json`` (``.json.gz`` when gzip-compressed)."""
+        return ".json" if self._gzip_level is None else ".json.gz"
 
     def writer(self, stream: BinaryIO, schema: Schema | None) -> LinesWriter:
         """A writer of one file of values of `schema` (None: schemaless values)."""
@@ -69,7 +88,7 @@ class JsonLinesFormat:
                 raise record_error(record, self.FORMAT_NAME, str(e)) from e
             return b"null" if data is None else data
 
-        return LinesWriter(stream, encode, b"\n")
+        return LinesWriter(stream, encode, b"\n", self._gzip_level)
 
 
 def _value_bytes(record: SinkRecord, format_name: str) -> bytes:
@@ -87,18 +106,23 @@ class ByteArrayFormat:
 
     FORMAT_NAME = "ByteArray"
 
-    def __init__(self, extension: str = ".bin", separator: bytes = b"\n") -> None:
-        self._extension = extension
+    def __init__(
+        self, extension: str = ".bin", separator: bytes = b"\n", gzip_level: int | None = None
+    ) -> None:
+        self._extension = extension + ("" if gzip_level is None else ".gz")
         self._separator = separator
+        self._gzip_level = gzip_level
 
     @property
     def extension(self) -> str:
-        """``format.bytearray.extension`` (``.bin``)."""
+        """``format.bytearray.extension`` (``.bin``), ``.gz`` added when gzip-compressed."""
         return self._extension
 
     def writer(self, stream: BinaryIO, schema: Schema | None) -> LinesWriter:
         """A writer of one file; a value that is not bytes is a `DataError` naming its record."""
-        return LinesWriter(stream, lambda r: _value_bytes(r, self.FORMAT_NAME), self._separator)
+        return LinesWriter(
+            stream, lambda r: _value_bytes(r, self.FORMAT_NAME), self._separator, self._gzip_level
+        )
 
 
 def _value_text(record: SinkRecord) -> bytes:
