@@ -23,5 +23,21 @@ REFUSED = RefusedKeys(
             "io.confluent.connect.s3.storage.S3Storage",
         ),
         "s3.object.tagging": refused("objects are written without tags", "false"),
+        "s3.retry.backoff.ms": refused(
+            "botocore's standard retries (s3.part.retries) keep their own backoff base", "200"
+        ),
+        "s3.sse.customer.key": refused(
+            "customer-provided encryption keys are not supported; use s3.ssea.name with AES256 or aws:kms"
+        ),
+        "s3.http.send.expect.continue": refused("boto3 decides on Expect: 100-continue itself", "true"),
+        "s3.elastic.buffer.enable": refused(
+            "a staged file is spooled to local disk, not to a growing memory buffer", "false"
+        ),
+        "s3.elastic.buffer.init.capacity": refused(
+            "a staged file is spooled to local disk, not to a growing memory buffer", "131072"
+        ),
+        "s3.ssl.key.password": refused("TLS to the S3 endpoint uses the system's trust store"),
+        "s3.ssl.keystore.location": refused("TLS to the S3 endpoint uses the system's trust store"),
+        "s3.ssl.truststore.location": refused("TLS to the S3 endpoint uses the system's trust store"),
     },
 )

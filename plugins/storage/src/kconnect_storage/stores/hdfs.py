@@ -19,11 +19,11 @@ from typing import Any, TypeVar
 
 from fsspec.implementations.webhdfs import WebHDFS
 
+from kconnect_storage.naming import join
 from kconnect_storage.stores import StoreError, Token
 from kconnect_storage.stores.errors import store_error
 from kconnect_storage.stores.staging import (
     is_unpublished,
-    join,
     parent,
     parse_rename_token,
     rename_token,

@@ -27,9 +27,9 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from kconnect_storage.naming import join
 from kconnect_storage.stores import StoreError, Token
 from kconnect_storage.stores.errors import reason
-from kconnect_storage.stores.staging import join
 
 MULTIPART_KIND = "s3-multipart"
 _MISSING = {"NoSuchKey", "404", "NotFound"}

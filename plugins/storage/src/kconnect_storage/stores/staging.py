@@ -14,15 +14,11 @@ import posixpath
 import uuid
 from collections.abc import Iterable
 
+from kconnect_storage.naming import join
 from kconnect_storage.stores import StoreError, Token
 
 RENAME_KIND = "rename"
 TEMP_SUFFIX = ".tmp"
-
-
-def join(*parts: str) -> str:
-    """Join relative store paths with ``/``, dropping empty parts and outer slashes."""
-    return "/".join(p.strip("/") for p in parts if p.strip("/"))
 
 
 def staging_directory(temp_directory: str, directory: str) -> str:
