@@ -98,6 +98,17 @@ def test_a_value_schema_that_is_not_a_struct_is_refused() -> None:
         ParquetFormat(PARQUET_CODECS["none"]).writer(io.BytesIO(), SchemaBuilder.string().build())
 
 
+def test_a_struct_without_fields_is_refused() -> None:
+    empty = SchemaBuilder.struct().name("Empty").optional().build()
+
+    with pytest.raises(DataError, match="Parquet cannot hold a struct without fields: Empty"):
+        ParquetFormat(PARQUET_CODECS["none"]).writer(
+            io.BytesIO(), SchemaBuilder.struct().field("e", empty).build()
+        )
+    with pytest.raises(DataError, match="Parquet cannot hold a struct without fields: the value schema"):
+        ParquetFormat(PARQUET_CODECS["none"]).writer(io.BytesIO(), SchemaBuilder.struct().build())
+
+
 def test_every_type_reads_back_as_written() -> None:
     data = write([record(i) for i in range(12)])
 

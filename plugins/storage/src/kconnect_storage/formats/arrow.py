@@ -31,7 +31,7 @@ from typing import Any
 
 import pyarrow as pa
 from kconnect.data import logical
-from kconnect.data.schema import Schema, Type
+from kconnect.data.schema import Field, Schema, Type
 from kconnect.data.struct import Struct
 from kconnect.errors import DataError
 
@@ -67,7 +67,7 @@ def arrow_schema(schema: Schema) -> pa.Schema:
     """The Arrow schema of a file of records with this STRUCT value schema."""
     if schema.type is not Type.STRUCT:
         raise DataError(f"Parquet files need a STRUCT value schema, not {schema.type}")
-    return pa.schema([arrow_field(f.name, f.schema) for f in schema.fields])
+    return pa.schema([arrow_field(f.name, f.schema) for f in _fields(schema)])
 
 
 def arrow_field(name: str, schema: Schema) -> pa.Field:
@@ -90,7 +90,13 @@ def arrow_type(schema: Schema) -> pa.DataType:
         key = _child(schema.key_schema, schema)
         value = _child(schema.value_schema, schema)
         return pa.map_(arrow_type(key), arrow_field("value", value))
-    return pa.struct([arrow_field(f.name, f.schema) for f in schema.fields])
+    return pa.struct([arrow_field(f.name, f.schema) for f in _fields(schema)])
+
+
+def _fields(schema: Schema) -> tuple[Field, ...]:
+    if not schema.fields:
+        raise DataError(f"Parquet cannot hold a struct without fields: {schema.name or 'the value schema'}")
+    return schema.fields
 
 
 def _decimal_type(schema: Schema) -> pa.DataType:
