@@ -116,7 +116,8 @@ class StorageSinkTask(SinkTask):
             writer = self.writers.pop(tp, None)
             if writer is not None:
                 writer.abandon()
-            self.retries.pop(tp, None)
+            if self.retries.pop(tp, None) is not None:
+                self.context.resume(tp)  # should it come back, it starts unpaused
 
     # --- records ---------------------------------------------------------------------------------
 
