@@ -23,6 +23,11 @@ REFUSED = RefusedKeys(
             "io.confluent.connect.s3.storage.S3Storage",
         ),
         "s3.object.tagging": refused("objects are written without tags", "false"),
+        "store.kafka.keys": refused("only record values are written", "false"),
+        "store.kafka.headers": refused("only record values are written", "false"),
+        "keys.format.class": refused("only record values are written"),
+        "headers.format.class": refused("only record values are written"),
+        "schemas.cache.config": refused("the formats keep no schema cache of that size", "1000"),
         "s3.retry.backoff.ms": refused(
             "botocore's standard retries (s3.part.retries) keep their own backoff base", "200"
         ),

@@ -184,6 +184,9 @@ class PartitionWriter:
         staged = parts.store.stage(directory, name_prefix(self.tp))
         try:
             writer = parts.record_format.writer(staged, self.schema)  # type: ignore[arg-type]
+        except DataError as exc:
+            staged.discard()
+            raise DataError(f"{exc} (record {self.tp.topic}-{self.tp.partition}@{offset})") from exc
         except BaseException:
             staged.discard()
             raise
