@@ -163,6 +163,19 @@ def s3_server() -> Iterator[Any]:
         yield server
 
 
+# --- Spark standalone cluster ------------------------------------------------------------------------------
+# A master and two one-core workers on loopback (scripts/spark_cluster.py), started on first use. A test
+# that kills a cluster worker starts a replacement (`start_worker`) before it ends, so the next finds two.
+
+
+@pytest.fixture(scope="session")
+def spark_cluster() -> Iterator[Any]:
+    """One Spark standalone cluster for the session: a master and two one-core workers (``.master_url``,
+    ``.workers``, ``.start_worker()``); its start costs three JVMs, so the modules that use it share it."""
+    with _load_script("spark_cluster").SparkCluster(workers=2, cores=1, memory="1g") as cluster:
+        yield cluster
+
+
 # --- kconnect workers ------------------------------------------------------------------------------------
 
 

@@ -24,13 +24,11 @@ from tests.integration.test_distributed import (
     running_workers,
     task_states,
 )
-from tests.integration.test_spark_cluster import executor_of, spark_cluster
+from tests.integration.test_spark_cluster import executor_of
 from tests.integration.test_task_failures import task_runs
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration
-
-__all__ = ["spark_cluster"]  # the module-scoped cluster fixture, imported for this module
 
 
 @pytest.fixture

@@ -10,20 +10,18 @@ with Spark's error, a restart waits UNASSIGNED for a slot, and runs again when a
 Spark's own re-run of a lost task on a free executor refuses to run; and executors whose Python
 lacks the connector's plugin fail the task naming that Python.
 
-Other test modules can reuse the cluster: ``from tests.integration.test_spark_cluster import
-spark_cluster, cluster_worker``.
+The cluster is the session's (``spark_cluster`` in tests/conftest.py); other modules reuse
+``cluster_worker`` and ``executor_of`` from here.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import _load_script
 from tests.integration.conftest import lines, wait_until
 from tests.integration.test_task_failures import (
     read_lines,
@@ -37,16 +35,7 @@ from tests.worker_process import WorkerProcess, venv_without
 
 pytestmark = pytest.mark.integration
 
-spark_cluster_script = _load_script("spark_cluster")
-
 EXECUTOR_BACKEND = "org.apache.spark.executor.CoarseGrainedExecutorBackend"
-
-
-@pytest.fixture(scope="module")
-def spark_cluster() -> Iterator[Any]:
-    """One Spark standalone cluster for this module: a master and two one-core workers."""
-    with spark_cluster_script.SparkCluster(workers=2, cores=1, memory="1g") as cluster:
-        yield cluster
 
 
 def cluster_worker(start_worker: Any, cluster: Any, props: dict[str, str] | None = None) -> WorkerProcess:
