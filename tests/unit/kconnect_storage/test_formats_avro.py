@@ -250,3 +250,9 @@ def test_values_the_compiled_writer_leaves_out_are_written_by_fastavro_alike(
 
     assert read(by_fastavro) == read(compiled) == [expected(i) for i in range(6)]
     assert len(by_fastavro) == len(compiled)
+
+
+def test_every_codec_the_key_accepts_has_a_compressor() -> None:
+    from kconnect_storage.formats.codecs import AVRO_CODEC_NAMES
+
+    assert tuple(avro.AVRO_CODECS) == AVRO_CODEC_NAMES

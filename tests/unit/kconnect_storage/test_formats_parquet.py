@@ -17,7 +17,8 @@ from kconnect.data.schema import SchemaBuilder
 from kconnect.errors import DataError
 from kconnect_storage.formats import parquet
 from kconnect_storage.formats.arrow import arrow_schema, arrow_type
-from kconnect_storage.formats.parquet import PARQUET_CODECS, ParquetFormat
+from kconnect_storage.formats.codecs import PARQUET_CODECS
+from kconnect_storage.formats.parquet import ParquetFormat
 
 from tests.unit.kconnect_storage.format_samples import EVERY_TYPE, expected, record
 

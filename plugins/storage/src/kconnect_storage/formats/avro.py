@@ -60,7 +60,7 @@ def _zstandard(data: bytes) -> bytes:
 
 
 #: ``avro.codec`` values (Avro's ``CodecFactory`` names) and their block compression.
-AVRO_CODECS: dict[str, Compress] = {
+AVRO_CODECS: dict[str, Compress] = {  # one entry per codecs.AVRO_CODEC_NAMES
     "null": bytes,
     "deflate": _deflate,
     "snappy": _snappy,

@@ -41,14 +41,9 @@ from kconnect_schema_registry.avro.config import (
 )
 
 from kconnect_storage.formats import RecordFormat
-from kconnect_storage.formats.avro import AVRO_CODECS, AvroFileFormat
-from kconnect_storage.formats.lines import (
-    COMPRESSION_EXTENSIONS,
-    ByteArrayFormat,
-    JsonLinesFormat,
-    StringFormat,
-)
-from kconnect_storage.formats.parquet import PARQUET_CODECS, ParquetFormat
+from kconnect_storage.formats.codecs import AVRO_CODEC_NAMES as AVRO_CODECS
+from kconnect_storage.formats.codecs import PARQUET_CODECS
+from kconnect_storage.formats.lines import COMPRESSION_EXTENSIONS
 
 FORMAT_CLASS_CONFIG = "format.class"
 PARQUET_CODEC_CONFIG = "parquet.codec"
@@ -258,6 +253,12 @@ def _define_s3_compression_keys(config_def: ConfigDef) -> ConfigDef:
 def record_format(config: Mapping[str, str], *, connector: str = "storage") -> RecordFormat:
     """The format `config` selects, configured by its keys (a config validated by
     `define_format_keys`); `connector` picks the defaults and the Parquet file extension."""
+    # The writers are imported here: pyarrow and the Avro codec cost every worker process time and
+    # memory otherwise, and a worker imports every plugin's keys.
+    from kconnect_storage.formats.avro import AvroFileFormat
+    from kconnect_storage.formats.lines import ByteArrayFormat, JsonLinesFormat, StringFormat
+    from kconnect_storage.formats.parquet import ParquetFormat
+
     parsed = define_format_keys(ConfigDef(), connector=connector).parse(config)
     kind = FORMAT_CLASSES[str(parsed[FORMAT_CLASS_CONFIG]).strip()]
     gzip_level = None

@@ -9,7 +9,6 @@ row group; `close` writes the rest and the footer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import pyarrow as pa
@@ -20,34 +19,13 @@ from kconnect.data.struct import Struct
 from kconnect.errors import DataError
 
 from kconnect_storage.formats.arrow import arrow_schema, struct_columns
+from kconnect_storage.formats.codecs import ParquetCodec
 from kconnect_storage.formats.records import no_schema_error, record_error, schemaless_error
 
 FORMAT_NAME = "Parquet"
 #: Rows converted and written per row group: large enough for pyarrow's per-call cost to vanish,
 #: small enough to bound the memory a file's buffer takes.
 CHUNK_ROWS = 32_768
-
-
-@dataclass(frozen=True)
-class ParquetCodec:
-    """One ``parquet.codec`` value: pyarrow's compression name and parquet-mr's file extension."""
-
-    compression: str
-    extension: str
-
-
-#: Confluent's ``parquet.codec`` values (parquet-mr's codec names in lower case, ``none`` for
-#: UNCOMPRESSED) that pyarrow writes. ``lz4`` and ``lz4_raw`` are both written as LZ4_RAW, the
-#: LZ4 codec Parquet keeps (Hadoop-framed LZ4 is deprecated).
-PARQUET_CODECS: dict[str, ParquetCodec] = {
-    "none": ParquetCodec("none", ""),
-    "snappy": ParquetCodec("snappy", ".snappy"),
-    "gzip": ParquetCodec("gzip", ".gz"),
-    "brotli": ParquetCodec("brotli", ".br"),
-    "lz4": ParquetCodec("lz4", ".lz4"),
-    "lz4_raw": ParquetCodec("lz4_raw", ".lz4raw"),
-    "zstd": ParquetCodec("zstd", ".zstd"),
-}
 
 
 class _KeepOpen:

@@ -16,7 +16,6 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from kconnect.config import ConfigDef, ConfigException, Password
 
 from kconnect_storage.stores import Store, StoreError
-from kconnect_storage.stores.hdfs import HdfsStore
 from kconnect_storage.stores.keys import (
     AWS_ACCESS_KEY_ID_CONFIG,
     AWS_SECRET_ACCESS_KEY_CONFIG,
@@ -42,7 +41,6 @@ from kconnect_storage.stores.keys import (
     define_storage_url_keys,
 )
 from kconnect_storage.stores.local import LocalStore
-from kconnect_storage.stores.s3 import S3Settings, S3Store
 from kconnect_storage.stores.webhdfs_address import SCHEMES as HDFS_SCHEMES
 from kconnect_storage.stores.webhdfs_address import webhdfs_address
 
@@ -75,7 +73,10 @@ def _hadoop_user() -> str:
         return "kconnect"
 
 
-def _hdfs_store(url: str, key: str, values: Mapping[str, object], temp_directory: str) -> HdfsStore:
+def _hdfs_store(url: str, key: str, values: Mapping[str, object], temp_directory: str) -> Store:
+    # Imported here: fsspec and requests cost every worker process a fifth of a second otherwise.
+    from kconnect_storage.stores.hdfs import HdfsStore
+
     address = webhdfs_address(url, key=key, hadoop_conf_dir=_text(values.get(HADOOP_CONF_DIR_CONFIG)))
     given = url.strip().rstrip("/") or url
     via = f" (WebHDFS at {address.url})" if urlsplit(url).scheme.lower() == "hdfs" else ""
@@ -103,7 +104,10 @@ def _proxy_url(values: Mapping[str, object]) -> str | None:
     return urlunsplit(parts._replace(netloc=f"{login}@{parts.netloc.rpartition('@')[2]}"))
 
 
-def _s3_store(bucket: str, prefix: str, values: Mapping[str, object]) -> S3Store:
+def _s3_store(bucket: str, prefix: str, values: Mapping[str, object]) -> Store:
+    # Imported here: boto3 costs every worker process a fifth of a second and 20 MB otherwise.
+    from kconnect_storage.stores.s3 import S3Settings, S3Store
+
     return S3Store(
         S3Settings(
             bucket=bucket,
@@ -173,8 +177,9 @@ def open_store(connector: str, config: Mapping[str, str], temp_directory: str) -
 def probe(store: Store) -> None:
     """Make one cheap request to `store` (HDFS: the root's status; S3: ``HeadBucket``; local: the
     root folder is writable); raises `StoreError` with a one-line message if it fails."""
-    if isinstance(store, LocalStore | HdfsStore | S3Store):
-        store.probe()
+    check = getattr(store, "probe", None)
+    if callable(check):
+        check()
     else:
         store.list_files("")
 
