@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from kconnect_storage.connectors import storage_config_def
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "storage.md"
