@@ -20,6 +20,10 @@ from urllib.parse import quote
 
 import httpx
 
+#: How often `WorkerProcess.wait_for` checks again. A wait ends on average half an interval after its
+#: condition came true, over a thousand times a run; a check is one small REST call.
+POLL_INTERVAL_S = 0.1
+
 
 def free_port() -> int:
     """A free loopback TCP port."""
@@ -108,7 +112,7 @@ class WorkerProcess:
                 httpx.get(self.url + "/", timeout=1, verify=self.verify)
                 return self
             except httpx.HTTPError:
-                time.sleep(0.2)
+                time.sleep(POLL_INTERVAL_S)
         raise RuntimeError(f"worker REST did not come up:\n{self.log_tail()}")
 
     def stop(self, timeout: float = 60.0) -> int:
@@ -167,7 +171,7 @@ class WorkerProcess:
                     return
             except (httpx.HTTPError, KeyError, ValueError):
                 pass
-            time.sleep(0.25)
+            time.sleep(POLL_INTERVAL_S)
         raise AssertionError(f"timed out waiting for {what}\n--- worker log ---\n{self.log_tail()}")
 
     def status(self, connector: str) -> dict[str, Any]:
@@ -202,6 +206,28 @@ def stop_all(workers: list[WorkerProcess], timeout: float = 60.0) -> list[int]:
     for worker in workers:
         worker.interrupt()
     return [worker.stop(timeout) for worker in workers]
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process started (directly or not) by `pid`."""
+    found: list[int] = []
+    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    for child in map(int, children):
+        found += [child, *descendants(child)]
+    return found
+
+
+def kill_worker_and_its_processes(worker: WorkerProcess) -> None:
+    """SIGKILL the worker and all its descendants (Spark's JVM and Python workers) at once, as a
+    process group kill would."""
+    assert worker.process is not None
+    victims = [worker.process.pid, *descendants(worker.process.pid)]
+    for pid in victims:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    worker.process.wait()
 
 
 def venv_without(distribution: str, where: Path) -> str:

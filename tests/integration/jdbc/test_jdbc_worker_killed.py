@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import signal
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -24,33 +21,12 @@ from aiokafka import AIOKafkaConsumer
 
 from tests.databases import PASSWORD, USER
 from tests.integration.jdbc.conftest import Db
-from tests.worker_process import WorkerProcess, write_properties
+from tests.worker_process import kill_worker_and_its_processes, write_properties
 
 pytestmark = pytest.mark.integration
 
 ROWS = 1_000_000
 JSON = "org.apache.kafka.connect.json.JsonConverter"
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process started (directly or not) by `pid`."""
-    found: list[int] = []
-    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
-    for child in map(int, children):
-        found += [child, *descendants(child)]
-    return found
-
-
-def kill_worker_and_its_processes(worker: WorkerProcess) -> None:
-    """SIGKILL the worker and all its descendants at once, as a process group kill would."""
-    assert worker.process is not None
-    victims = [worker.process.pid, *descendants(worker.process.pid)]
-    for pid in victims:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    worker.process.wait()
 
 
 def stored_offset(path: Path) -> int:
