@@ -20,8 +20,8 @@ from urllib.parse import quote
 
 import httpx
 
-#: How often `WorkerProcess.wait_for` checks again. A wait ends on average half an interval after its
-#: condition came true, over a thousand times a run; a check is one small REST call.
+#: How often `WorkerProcess.wait_for` and `start` check again. A wait ends on average half an interval
+#: after its condition came true, and the REST tests wait about twice each; a check is one small call.
 POLL_INTERVAL_S = 0.1
 
 
