@@ -45,7 +45,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import httpx
 from engines import (
     FILE_SINK,
     FILE_SOURCE,
@@ -53,10 +52,11 @@ from engines import (
     KafkaBroker,
     Progress,
     count_lines,
-    cpu_seconds,
     create_topic,
     fresh_topic,
-    process_tree,
+    tree_cpu,
+    wait_idle,
+    wait_running,
 )
 from report import bar_chart, summarize, table
 from run_all import measured_commit
@@ -78,8 +78,6 @@ FIGURES = [
     ("records_per_s", "records/s, first to last sink line", "/s", True),
     ("cpu_us_per_record", "worker CPU per record (whole process tree)", "µs", False),
 ]
-#: The tree counts as idle below this many cores, before the input appears.
-IDLE_CORES = 0.15
 
 
 def converters(setting: str, registry_url: str) -> dict[str, str]:
@@ -97,41 +95,6 @@ def converters(setting: str, registry_url: str) -> dict[str, str]:
         "key.converter.schema.registry.url": registry_url,
         "value.converter.schema.registry.url": registry_url,
     }
-
-
-def tree_cpu(root: int) -> float:
-    """CPU seconds of `root` and every live process under it (and the children each has reaped)."""
-    return sum(cpu_seconds(pid, children=True) for pid in process_tree(root))
-
-
-def wait_running(run: EngineRun, names: list[str], timeout: float = 180) -> None:
-    """Wait until each connector and its tasks are RUNNING (REST status)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run.alive()
-        try:
-            states = [httpx.get(f"{run.url}/connectors/{n}/status", timeout=5).json() for n in names]
-            if all(
-                s["connector"]["state"] == "RUNNING" and s["tasks"] and s["tasks"][0]["state"] == "RUNNING"
-                for s in states
-            ):
-                return
-        except (httpx.HTTPError, KeyError, ValueError):
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"{run.engine}: {names} not RUNNING within {timeout} s; see {run.folder}/worker.log")
-
-
-def wait_idle(root: int, timeout: float = 60) -> None:
-    """Wait until the tree uses less than `IDLE_CORES` over a second (Spark's start-up has settled)."""
-    deadline = time.monotonic() + timeout
-    before, at = tree_cpu(root), time.monotonic()
-    while time.monotonic() < deadline:
-        time.sleep(1.0)
-        now_cpu, now = tree_cpu(root), time.monotonic()
-        if (now_cpu - before) / (now - at) < IDLE_CORES:
-            return
-        before, at = now_cpu, now
 
 
 class Bench:

@@ -50,6 +50,9 @@ FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 
 Progress = Callable[[str], None]
 
+#: The tree counts as idle below this many cores, before the input appears.
+IDLE_CORES = 0.15
+
 
 def line(i: int) -> str:
     """Input line `i`: 100 bytes with its newline, numbered so a sink file can be checked."""
@@ -244,3 +247,38 @@ def watch_sink(
         time.sleep(0.05)
     assert first is not None
     return {"first_line_s": first - run.started, "last_line_s": now - run.started}
+
+
+def tree_cpu(root: int) -> float:
+    """CPU seconds of `root` and every live process under it (and the children each has reaped)."""
+    return sum(cpu_seconds(pid, children=True) for pid in process_tree(root))
+
+
+def wait_running(run: EngineRun, names: list[str], timeout: float = 180) -> None:
+    """Wait until each connector and its tasks are RUNNING (REST status)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run.alive()
+        try:
+            states = [httpx.get(f"{run.url}/connectors/{n}/status", timeout=5).json() for n in names]
+            if all(
+                s["connector"]["state"] == "RUNNING" and s["tasks"] and s["tasks"][0]["state"] == "RUNNING"
+                for s in states
+            ):
+                return
+        except (httpx.HTTPError, KeyError, ValueError):
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{run.engine}: {names} not RUNNING within {timeout} s; see {run.folder}/worker.log")
+
+
+def wait_idle(root: int, timeout: float = 60) -> None:
+    """Wait until the tree uses less than `IDLE_CORES` over a second (Spark's start-up has settled)."""
+    deadline = time.monotonic() + timeout
+    before, at = tree_cpu(root), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now_cpu, now = tree_cpu(root), time.monotonic()
+        if (now_cpu - before) / (now - at) < IDLE_CORES:
+            return
+        before, at = now_cpu, now

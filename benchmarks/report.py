@@ -13,7 +13,15 @@ from typing import Any
 Raw = Mapping[str, Mapping[str, Mapping[str, list[float]]]]
 """case -> engine -> figure -> one value per round."""
 
-COLOURS = {"java": "#dd8452", "kconnect": "#4c72b0", "json": "#dd8452", "avro": "#4c72b0"}
+COLOURS = {
+    "java": "#dd8452",
+    "kconnect": "#4c72b0",
+    "json": "#dd8452",
+    "avro": "#4c72b0",
+    "ceiling": "#8c8c8c",
+    "storage": "#4c72b0",
+    "file": "#dd8452",
+}
 
 Columns = Sequence[tuple[str, str]]
 """The two engines (or settings) compared, as (key in the raw figures, label); the ratio is second / first."""
@@ -96,8 +104,8 @@ def bar_chart(
     path: Path,
     columns: Columns = ENGINES,
 ) -> None:
-    """Grouped bars (Java and kconnect per case, or `columns`) with min-max whiskers, one panel per
-    (figure, label)."""
+    """Grouped bars (Java and kconnect per case, or any number of `columns`) with min-max whiskers, one
+    panel per (figure, label)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -105,9 +113,10 @@ def bar_chart(
 
     cases = list(summary)
     fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
-    width = 0.38
+    width = 0.76 / len(columns)
+    offsets = [(i - (len(columns) - 1) / 2) * width for i in range(len(columns))]
     for axis, (key, label) in zip(axes[0], panels, strict=True):
-        for offset, (engine, engine_label) in zip((-width / 2, width / 2), columns, strict=True):
+        for offset, (engine, engine_label) in zip(offsets, columns, strict=True):
             xs, heights, low, high = [], [], [], []
             for i, case in enumerate(cases):
                 f = summary[case].get(engine, {}).get(key)
