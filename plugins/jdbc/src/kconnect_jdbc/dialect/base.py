@@ -11,13 +11,15 @@ from __future__ import annotations
 import datetime
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kconnect.data.schema import Schema
-from sqlalchemy import Connection, Engine, Table
-from sqlalchemy.engine import URL
-from sqlalchemy.sql.dml import Insert
-from sqlalchemy.types import TypeEngine
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine, Table
+    from sqlalchemy.engine import URL
+    from sqlalchemy.sql.dml import Insert
+    from sqlalchemy.types import TypeEngine
 
 
 @dataclass(frozen=True, order=True)

@@ -8,11 +8,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-
-from sqlalchemy import Connection
+from typing import TYPE_CHECKING
 
 from kconnect_jdbc.dialect import DatabaseDialect, TableId
 from kconnect_jdbc.source.config import SourceSettings
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 log = logging.getLogger(__name__)
 
