@@ -30,7 +30,8 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from tests.worker_process import WorkerProcess, kill_worker_and_its_processes, write_properties
+from tests.integration.test_distributed import create, group_props, task_states, wait_healthy
+from tests.worker_process import WorkerProcess, kill_worker_and_its_processes, stop_all, write_properties
 
 pytestmark = pytest.mark.integration
 
@@ -366,4 +367,82 @@ def test_a_frozen_hdfs_fails_the_task_after_its_retries_and_a_short_outage_does_
     print(
         f"outage {outage_s:.1f} s; long: {len(retries)} retries then FAILED; short: "
         f"{len(short_retries)} retries, never failed; whole test {time.monotonic() - began:.1f} s"
+    )
+
+
+# --- 2. a rebalance between two distributed workers ------------------------------------------------------
+
+REBALANCE_FLUSH = 10_000
+FIRST_BATCH = 200_000
+SECOND_BATCH = 100_000
+
+
+@pytest.mark.timeout(600)
+def test_partitions_moving_between_two_distributed_workers_while_writing_keep_every_record_once(
+    hdfs_cluster: Any, tmp_path: Path, unique_topic: str, kafka_bootstrap: str
+) -> None:
+    """A runs both tasks (tasks.max=2, one partition each); B joins and takes one while they write;
+    then A stops while they write again and B runs both: every record in exactly one file."""
+    began = time.monotonic()
+    create_topic(kafka_bootstrap, unique_topic, 2)
+    produce_ids(kafka_bootstrap, unique_topic, 0, FIRST_BATCH, 2)
+    props = group_props(
+        kafka_bootstrap,
+        "storage-rebalance",
+        **{"scheduled.rebalance.max.delay.ms": "2000", "spark.master": "local[2]"},
+        **FAST_GROUP,
+    )
+    root = unique_root("rebalance")
+    name = "hdfs-rebalance"
+    files = HdfsFiles(hdfs_cluster, root, unique_topic)
+    total = FIRST_BATCH + SECOND_BATCH
+    a = WorkerProcess(tmp_path, props, mode="distributed").start()
+    b = WorkerProcess(tmp_path, props, mode="distributed")
+    try:
+        wait_healthy([a])
+        config = hdfs_connector(
+            name, unique_topic, hdfs_cluster, root, **{"flush.size": str(REBALANCE_FLUSH)}
+        )
+        create(a, name, {**config, "tasks.max": "2"})
+        a.wait_for_state(name, "RUNNING", tasks=2, timeout=180)
+        a.wait_for("A's first file", lambda: files.count() >= 1, timeout=180)
+
+        b.start()
+        wait_healthy([b])
+
+        def spread() -> bool:
+            states = task_states(b, name)
+            return len(states) == 2 and {where for state, where in states.values() if state == "RUNNING"} == {
+                f"127.0.0.1:{a.port}",
+                f"127.0.0.1:{b.port}",
+            }
+
+        b.wait_for("one task on each worker", spread, timeout=120)
+        moved_at = files.count()
+        produce_ids(kafka_bootstrap, unique_topic, FIRST_BATCH, total, 2)
+        a.wait_for(
+            "files of the second batch",
+            lambda: files.count() >= FIRST_BATCH // REBALANCE_FLUSH + 2,
+            timeout=300,
+        )
+        a.stop()
+        stopped_at = files.count()
+        assert stopped_at < total // REBALANCE_FLUSH, (
+            "every file was written before A stopped: nothing was tested"
+        )
+
+        def b_runs_both() -> bool:
+            states = task_states(b, name)
+            return len(states) == 2 and all(s == ("RUNNING", f"127.0.0.1:{b.port}") for s in states.values())
+
+        b.wait_for("both tasks on B", b_runs_both, timeout=120)
+        b.wait_for("every file committed", lambda: files.count() >= total // REBALANCE_FLUSH, timeout=300)
+        committed = assert_exactly_once(files, range(total), 2)
+        assert sum(len(spans) for spans in committed.values()) == total // REBALANCE_FLUSH
+        assert files.staged() == [], "staged files left behind"
+    finally:
+        stop_all([a, b])
+    print(
+        f"{total} records; a task moved to B after {moved_at} files, A stopped after {stopped_at} of "
+        f"{total // REBALANCE_FLUSH}; whole test {time.monotonic() - began:.1f} s"
     )
