@@ -425,7 +425,8 @@ def test_keys_whose_other_values_are_not_implemented_are_refused() -> None:
 
 
 def test_which_nulls_are_written_as_payloads_and_which_are_tombstones() -> None:
-    from kconnect_schema_registry.json_schema.converter import JsonSchemaConverter, JsonSchemaFormat
+    from kconnect_schema_registry.json_schema.converter import JsonSchemaConverter
+    from kconnect_schema_registry.json_schema.format import JsonSchemaFormat
 
     conv = JsonSchemaConverter()
     conv.configure({"schema.registry.url": "http://127.0.0.1:9"}, False)  # configure sends no request
@@ -474,14 +475,14 @@ def test_all_of_reads_as_confluent_reads_it() -> None:
 
 
 def test_json_fail_invalid_schema_validates_payloads_both_ways() -> None:
-    from kconnect_schema_registry.json_schema.converter import JsonSchemaFormat
+    from kconnect_schema_registry.json_schema.format import JsonSchemaFormat
 
     schema = B.struct().name("V").field("n", B.int8().build()).build()
     text = schema_text(schema, DEFAULTS)
     node = orjson.loads(text)
     node["properties"]["n"]["maximum"] = 10  # a constraint only a hand-written schema has
     checking = JsonSchemaFormat(JsonSchemaDataOptions(validate=True), 10)
-    from kconnect_schema_registry.json_schema.converter import JsonSchemaDoc
+    from kconnect_schema_registry.json_schema.format import JsonSchemaDoc
 
     doc = JsonSchemaDoc(orjson.dumps(node).decode(), node)
     assert checking.encode(doc, schema, Struct(schema).put("n", 3)) == b'{"n":3}'
@@ -535,7 +536,7 @@ def test_generalized_sum_types_read_and_write_as_confluent_maps_them() -> None:
 
 
 def test_ignore_modern_dialects_validates_a_2020_12_schema_as_draft_7() -> None:
-    from kconnect_schema_registry.json_schema.converter import JsonSchemaDoc, JsonSchemaFormat
+    from kconnect_schema_registry.json_schema.format import JsonSchemaDoc, JsonSchemaFormat
 
     node = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -19,7 +19,8 @@ from kconnect.data.schema import Schema, SchemaAndValue, SchemaBuilder, Type
 from kconnect.data.struct import Struct
 from kconnect.errors import DataError
 from kconnect_schema_registry.client import SchemaText
-from kconnect_schema_registry.protobuf.converter import ProtobufConverter, ProtobufFormat
+from kconnect_schema_registry.protobuf.converter import ProtobufConverter
+from kconnect_schema_registry.protobuf.format import ProtobufFormat
 from kconnect_schema_registry.protobuf.from_connect import (
     from_connect_schema,
     java_hash_order,

@@ -24,17 +24,19 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from kconnect.config.configdef import ConfigDef
 from kconnect.data.schema import Schema, SchemaAndValue
 from kconnect.errors import DataError
 from kconnect.records import Headers
 
-from kconnect_schema_registry.client import RegistryClient, SchemaText
 from kconnect_schema_registry.config import RegistrySettings
 from kconnect_schema_registry.subjects import subject_name
 from kconnect_schema_registry.wire import frame, unframe
+
+if TYPE_CHECKING:
+    from kconnect_schema_registry.client import RegistryClient, SchemaText
 
 S = TypeVar("S")
 K = TypeVar("K", bound=Hashable)
@@ -153,6 +155,10 @@ class RegistryConverter(Generic[S]):
         self._settings = RegistrySettings.from_parsed(parsed, configs)
         self._format = self.new_format(parsed, is_key)
         self.close()
+        # Imported here: confluent-kafka's registry client (httpx, authlib) costs every worker process
+        # (which imports every plugin's converters) a second and 30 MB when no converter is configured.
+        from kconnect_schema_registry.client import RegistryClient
+
         self._client = RegistryClient(self._settings)
         capacity = int(parsed.get(self.cache_size_key) or 1000)  # type: ignore[call-overload]
         self._writers = LruCache(capacity)
@@ -215,6 +221,8 @@ class RegistryConverter(Generic[S]):
             settings.subject_strategy(self.is_key), topic, self.is_key, fmt.record_name(schema)
         )
         if settings.use_latest_version:
+            from kconnect_schema_registry.client import SchemaText
+
             latest = client.latest(subject)
             text = SchemaText(
                 latest.schema.schema_str or "" if latest.schema else "",

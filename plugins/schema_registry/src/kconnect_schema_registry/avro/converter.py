@@ -11,20 +11,22 @@ per schema and cached.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kconnect.config.configdef import ConfigDef
 from kconnect.data.schema import Schema
 
 from kconnect_schema_registry import __version__
 from kconnect_schema_registry.avro.config import AvroDataSettings, avro_data_config_def
-from kconnect_schema_registry.avro.format import AvroFormat, ParsedAvro
-from kconnect_schema_registry.client import SchemaText
 from kconnect_schema_registry.config import serde_config_def
 from kconnect_schema_registry.converter import RegistryConverter
 
+if TYPE_CHECKING:
+    from kconnect_schema_registry.avro.format import AvroFormat, ParsedAvro
+    from kconnect_schema_registry.client import SchemaText
 
-class AvroConverter(RegistryConverter[ParsedAvro]):
+
+class AvroConverter(RegistryConverter["ParsedAvro"]):
     """Confluent's AvroConverter (``io.confluent.connect.avro.AvroConverter``)."""
 
     java_class_names: ClassVar[tuple[str, ...]] = ("io.confluent.connect.avro.AvroConverter",)
@@ -37,11 +39,17 @@ class AvroConverter(RegistryConverter[ParsedAvro]):
 
     def new_format(self, parsed: Mapping[str, Any], is_key: bool) -> AvroFormat:
         """The Avro format with the AvroDataConfig keys of `parsed`."""
+        # Imported here, as the registry client is (`RegistryConverter.configure`): fastavro and the
+        # Avro codecs cost every worker process (which imports every plugin's converters) time otherwise.
+        from kconnect_schema_registry.avro.format import AvroFormat
+
         return AvroFormat(AvroDataSettings.from_parsed(parsed))
 
     def reader_connect_schema(self, topic: str, text: SchemaText, schema: ParsedAvro) -> Schema | None:
         """The Connect schema read, its top level versioned with the subject's version of the writer
         schema unless it has ``connect.version`` (Confluent's deserializer asks the registry)."""
+        from kconnect_schema_registry.avro.format import AvroFormat
+
         fmt, client, _ = self._ready()
         assert isinstance(fmt, AvroFormat)
         version = client.version_of(self.subject_for(topic, schema), text)
