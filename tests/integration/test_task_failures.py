@@ -5,6 +5,9 @@ Spark Python worker running the task (found through the worker's INFO log line n
 stage killed in Spark's own web UI, the control connection reset by the kernel (``ss -K``, either
 end), more tasks than Spark task slots. The task must end FAILED (or wait UNASSIGNED) with a trace
 that says which, and a restart must resume from committed offsets with no line lost.
+
+The tests that break a running pipeline share one worker (`breakable_worker`), each under connector
+names of its own; the two that need other worker settings start their own.
 """
 
 from __future__ import annotations
@@ -14,13 +17,15 @@ import re
 import shutil
 import signal
 import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.integration.conftest import lines, wait_until
+from tests.integration.conftest import Connectors, lines, wait_until
 from tests.worker_process import WorkerProcess, free_port
 
 pytestmark = pytest.mark.integration
@@ -155,6 +160,57 @@ def pipeline(
     return worker, source_file, sink_file
 
 
+@dataclass(frozen=True)
+class Breakable:
+    """The shared worker of the tests that break a pipeline, and its Spark web UI."""
+
+    worker: WorkerProcess
+    ui: SparkUI
+
+
+@pytest.fixture(scope="module")
+def breakable_worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[Breakable]:
+    """One worker with Spark's web UI on and `RETRYING_SPARK` asked for, shared by the tests that
+    break one pipeline each: a worker start is most of such a test, and each test's connectors,
+    named apart and deleted at its end, open and close Spark task hosts of their own."""
+    workdir = tmp_path_factory.mktemp("task-failures")
+    ui_port = free_port()
+    props = {
+        "bootstrap.servers": kafka_bootstrap,
+        "offset.storage.file.filename": str(workdir / "connect.offsets"),
+        "offset.flush.interval.ms": "500",
+        "spark.ui.enabled": "true",
+        "spark.ui.port": str(ui_port),
+        **RETRYING_SPARK,
+    }
+    worker = WorkerProcess(workdir, props).start()
+    yield Breakable(worker, SparkUI(ui_port))
+    worker.stop()
+
+
+@pytest.fixture
+def shared_pipeline(
+    breakable_worker: Breakable, tmp_path: Path, unique_topic: str
+) -> Iterator[Callable[[int], tuple[str, Path, Path]]]:
+    """``src, source_file, sink_file = shared_pipeline(count)``: a source and a sink through the test's
+    topic on the shared worker, named apart from other tests', the first lines delivered. Both
+    connectors are deleted when the test ends."""
+    connectors = Connectors(breakable_worker.worker, tmp_path, unique_topic)
+
+    def start(count: int) -> tuple[str, Path, Path]:
+        source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+        source_file.write_text(lines(0, count), encoding="utf-8")
+        src = connectors.name("src")
+        connectors.source(src, source_file)
+        connectors.sink(connectors.name("sink"), sink_file)
+        wait_task_state(connectors.worker, src, "RUNNING")
+        wait_until("lines in the sink", lambda: len(read_lines(sink_file)) > 0, connectors.worker)
+        return src, source_file, sink_file
+
+    yield start
+    connectors.delete_all()
+
+
 def restart_and_check_nothing_lost(
     worker: WorkerProcess, name: str, source_file: Path, sink_file: Path
 ) -> None:
@@ -172,59 +228,58 @@ def restart_and_check_nothing_lost(
 
 
 def test_sigkilled_python_worker_fails_the_task_once_and_a_restart_loses_nothing(
-    start_worker: Any, tmp_path: Path, unique_topic: str
+    breakable_worker: Breakable, shared_pipeline: Callable[[int], tuple[str, Path, Path]]
 ) -> None:
-    worker, source_file, sink_file = pipeline(start_worker, tmp_path, unique_topic, 200_000, RETRYING_SPARK)
+    worker = breakable_worker.worker
+    log_start = worker.log_path.stat().st_size
+    src, source_file, sink_file = shared_pipeline(200_000)
     log = worker.log_path.read_text()
     assert "Ignoring spark.task.maxFailures=4" in log and "Ignoring spark.speculation=true" in log
     assert "Using spark.master=local[4]" in log
-    [run] = task_runs(worker, "src")
+    [run] = task_runs(worker, src)
 
     os.kill(int(run["pid"]), signal.SIGKILL)
 
-    status = wait_task_state(worker, "src", "FAILED")
+    status = wait_task_state(worker, src, "FAILED")
     first_line = status["trace"].splitlines()[0]
-    assert first_line.startswith("The Python worker process running task src-0 died (killed or crashed)")
+    assert first_line.startswith(f"The Python worker process running task {src}-0 died (killed or crashed)")
     assert "Python worker exited unexpectedly" in first_line
     assert "failed 1 times" in status["trace"], "Spark retried the task"
-    assert worker.status("src")["connector"]["state"] == "RUNNING"
-    assert task_runs(worker, "src") == [run], "the task ran again without a restart"
-    assert "Refused a second control connection" not in worker.log_path.read_text()
+    assert worker.status(src)["connector"]["state"] == "RUNNING"
+    assert task_runs(worker, src) == [run], "the task ran again without a restart"
+    assert b"Refused a second control connection" not in worker.log_path.read_bytes()[log_start:]
 
-    restart_and_check_nothing_lost(worker, "src", source_file, sink_file)
-    assert len(task_runs(worker, "src")) == 2
+    restart_and_check_nothing_lost(worker, src, source_file, sink_file)
+    assert len(task_runs(worker, src)) == 2
 
 
 def test_a_stage_killed_in_sparks_ui_fails_the_task_with_sparks_error(
-    start_worker: Any, tmp_path: Path, unique_topic: str
+    breakable_worker: Breakable, shared_pipeline: Callable[[int], tuple[str, Path, Path]]
 ) -> None:
-    ui_port = free_port()
-    props = {"spark.ui.enabled": "true", "spark.ui.port": str(ui_port)}
-    worker, source_file, sink_file = pipeline(start_worker, tmp_path, unique_topic, 1000, props)
-    ui = SparkUI(ui_port)
-    group = host_job_group(worker, "src")
-    wait_until("src-0's job in Spark's UI", lambda: len(ui.running_jobs(group)) == 1, worker)
+    worker, ui = breakable_worker.worker, breakable_worker.ui
+    src, source_file, sink_file = shared_pipeline(1000)
+    group = host_job_group(worker, src)
+    wait_until(f"{src}-0's job in Spark's UI", lambda: len(ui.running_jobs(group)) == 1, worker)
     [job] = ui.running_jobs(group)
 
     ui.kill_stage(job["stageIds"][0])
 
-    status = wait_task_state(worker, "src", "FAILED")
+    status = wait_task_state(worker, src, "FAILED")
     first_line = status["trace"].splitlines()[0]
-    assert first_line.startswith("Spark failed the job running task src-0: "), first_line
+    assert first_line.startswith(f"Spark failed the job running task {src}-0: "), first_line
     assert "cancelled" in first_line and "killed via the Web UI" in status["trace"]
-    wait_until("no running job of src-0 in Spark's UI", lambda: ui.running_jobs(group) == [], worker, 30)
-    restart_and_check_nothing_lost(worker, "src", source_file, sink_file)
+    wait_until(f"no running job of {src}-0 in Spark's UI", lambda: ui.running_jobs(group) == [], worker, 30)
+    restart_and_check_nothing_lost(worker, src, source_file, sink_file)
 
 
 @pytest.mark.parametrize("broken_end", ["worker", "task"])
 def test_a_broken_control_channel_fails_the_task_and_a_restart_loses_nothing(
-    start_worker: Any, tmp_path: Path, unique_topic: str, broken_end: str
+    breakable_worker: Breakable, shared_pipeline: Callable[[int], tuple[str, Path, Path]], broken_end: str
 ) -> None:
-    ui_port = free_port()
-    props = {"spark.ui.enabled": "true", "spark.ui.port": str(ui_port)}
-    worker, source_file, sink_file = pipeline(start_worker, tmp_path, unique_topic, 200_000, props)
-    [run] = task_runs(worker, "src")
-    group = host_job_group(worker, "src")
+    worker, ui = breakable_worker.worker, breakable_worker.ui
+    src, source_file, sink_file = shared_pipeline(200_000)
+    [run] = task_runs(worker, src)
+    group = host_job_group(worker, src)
     port, task_port = control_port(worker), int(run["port"])
 
     if broken_end == "worker":
@@ -232,12 +287,11 @@ def test_a_broken_control_channel_fails_the_task_and_a_restart_loses_nothing(
     else:
         kill_socket(task_port, port)
 
-    status = wait_task_state(worker, "src", "FAILED")
-    assert status["trace"].startswith("Control channel to task src-0 lost ("), status["trace"]
-    ui = SparkUI(ui_port)
+    status = wait_task_state(worker, src, "FAILED")
+    assert status["trace"].startswith(f"Control channel to task {src}-0 lost ("), status["trace"]
     assert group.startswith("kconnect-host-"), group
-    wait_until("no running job of src-0 in Spark's UI", lambda: ui.running_jobs(group) == [], worker, 30)
-    restart_and_check_nothing_lost(worker, "src", source_file, sink_file)
+    wait_until(f"no running job of {src}-0 in Spark's UI", lambda: ui.running_jobs(group) == [], worker, 30)
+    restart_and_check_nothing_lost(worker, src, source_file, sink_file)
 
 
 def test_tasks_beyond_the_spark_task_slots_wait_unassigned_with_the_reason(
