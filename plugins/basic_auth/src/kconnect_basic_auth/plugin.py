@@ -7,26 +7,22 @@ import binascii
 import hashlib
 import hmac
 import logging
-import re
 import secrets
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kconnect import hookimpl
 from kconnect.errors import ConnectError
 from kconnect.plugin_host import PluginRegistry
-from kconnect.worker_config import WorkerConfig
-from litestar.config.app import AppConfig
-from litestar.enums import ScopeType
-from litestar.exceptions import NotAuthorizedException
-from litestar.middleware import ASGIMiddleware
-from litestar.openapi.spec import Components, SecurityScheme
-from litestar.plugins import InitPluginProtocol
-from litestar.types import ASGIApp, Receive, Scope, Send
 
 from kconnect_basic_auth.credentials import Credentials
+
+if TYPE_CHECKING:
+    from kconnect.worker_config import WorkerConfig
+
+    from kconnect_basic_auth.middleware import BasicAuthPlugin
 
 log = logging.getLogger(__name__)
 
@@ -38,13 +34,6 @@ KAFKA_CLASS_NAME = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuth
 REALM = "kconnect"
 UNAUTHORIZED_MESSAGE = "User cannot access the resource."
 _CACHE_SIZE = 256
-
-INTERNAL_REQUESTS = (
-    ("POST", re.compile(r"^/?connectors/[^/]+/tasks/?$")),
-    ("PUT", re.compile(r"^/?connectors/[^/]+/fence/?$")),
-)
-"""Requests workers send each other: authenticated by the cluster's request signature (KIP-507),
-never by a user's password, so they pass without basic credentials (Kafka's JaasBasicAuthFilter)."""
 
 
 class CredentialStore:
@@ -104,59 +93,6 @@ class CredentialStore:
         return True
 
 
-class BasicAuthMiddleware(ASGIMiddleware):
-    """Answers 401 to any HTTP request on a non-exempt path without valid basic credentials."""
-
-    scopes = (ScopeType.HTTP,)
-
-    def __init__(self, store: CredentialStore, exempt_paths: frozenset[str]) -> None:
-        self._store = store
-        self._exempt = exempt_paths
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        """Let exempt paths, internal requests and valid credentials through; raise a 401 otherwise."""
-        if _normalized(scope["path"]) not in self._exempt and not _internal(scope):
-            header = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), None)
-            if not self._store.authorized(header):
-                raise NotAuthorizedException(
-                    detail=UNAUTHORIZED_MESSAGE, headers={"WWW-Authenticate": f'Basic realm="{REALM}"'}
-                )
-        await next_app(scope, receive, send)
-
-
-class BasicAuthPlugin(InitPluginProtocol):
-    """Adds `BasicAuthMiddleware` to the app and declares basic auth in the OpenAPI document."""
-
-    def __init__(self, store: CredentialStore, exempt_paths: frozenset[str]) -> None:
-        self._middleware = BasicAuthMiddleware(store, exempt_paths)
-
-    def on_app_init(self, app_config: AppConfig) -> AppConfig:
-        """Called by litestar once, when the REST app is built."""
-        app_config.middleware.append(self._middleware)
-        openapi = app_config.openapi_config
-        if openapi is not None:
-            scheme = SecurityScheme(type="http", scheme="basic", description=f'realm="{REALM}"')
-            components = openapi.components
-            if isinstance(components, Components):
-                components.security_schemes = {**(components.security_schemes or {}), "basicAuth": scheme}
-            openapi.security = [*(openapi.security or []), {"basicAuth": []}]
-        return app_config
-
-
-def _internal(scope: Scope) -> bool:
-    path = scope.get("raw_path", b"").decode("latin-1").split("?", 1)[0] or scope["path"]
-    method = scope.get("method", "")
-    return any(method == m and pattern.match(path) for m, pattern in INTERNAL_REQUESTS)
-
-
-def _normalized(path: str) -> str:
-    return path.strip().rstrip("/") or "/"
-
-
-def _exempt_paths(raw: str) -> frozenset[str]:
-    return frozenset(_normalized(p) for p in raw.split(",") if p.strip())
-
-
 def basic_auth_extension(worker_config: WorkerConfig, cluster_state: Any) -> BasicAuthPlugin:
     """The REST extension factory: reads the worker properties and loads the credentials file.
 
@@ -165,7 +101,11 @@ def basic_auth_extension(worker_config: WorkerConfig, cluster_state: Any) -> Bas
     path = worker_config.props.get(CREDENTIALS_FILE_CONFIG, "").strip()
     if not path:
         raise ConnectError(f"{worker_config.source}: {CREDENTIALS_FILE_CONFIG} must name a credentials file")
-    exempt = _exempt_paths(worker_config.props.get(EXEMPT_PATHS_CONFIG, EXEMPT_PATHS_DEFAULT))
+    # Imported here: litestar would cost a Spark task process, which loads every plugin but serves
+    # no REST API, a few tenths of a second and 9 MB.
+    from kconnect_basic_auth.middleware import BasicAuthPlugin, parse_exempt_paths
+
+    exempt = parse_exempt_paths(worker_config.props.get(EXEMPT_PATHS_CONFIG, EXEMPT_PATHS_DEFAULT))
     return BasicAuthPlugin(CredentialStore(Path(path)), exempt)
 
 
