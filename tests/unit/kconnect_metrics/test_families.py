@@ -6,8 +6,8 @@ from kconnect.executor import Placement, TaskHost
 from kconnect.herder.api import ConnectorStateInfo, StateInfo, TaskStateInfo
 from kconnect.herder.model import ConnectorTaskId, ConnectorType, State
 from kconnect.runtime.task_metrics import TaskMetrics
+from kconnect_metrics.endpoint import render
 from kconnect_metrics.families import WorkerSnapshot, metric_name
-from kconnect_metrics.plugin import render
 from prometheus_client.parser import text_string_to_metric_families
 
 ME, OTHER = "http://me:8083/", "http://other:8083/"

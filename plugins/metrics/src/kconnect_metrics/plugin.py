@@ -6,82 +6,28 @@ Enable it like any REST extension, with the worker property::
 
 Each scrape reads the worker's live state (connectors, statuses, executor placement) and the
 latest metrics each task sent from inside its Spark task, and renders them through
-prometheus_client (`kconnect_metrics.families` names them).
+prometheus_client (`kconnect_metrics.endpoint` serves them, `kconnect_metrics.families` names them).
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kconnect import hookimpl
-from kconnect.errors import NotFoundError
-from kconnect.herder.api import ConnectorStateInfo
 from kconnect.plugin_host import PluginRegistry
-from kconnect.worker_config import WorkerConfig
-from kconnect_rest.extensions import ClusterState
-from litestar import Response, get
-from litestar.config.app import AppConfig
-from litestar.plugins import InitPluginProtocol
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-from prometheus_client.core import Metric
-from prometheus_client.registry import Collector
 
-from kconnect_metrics.families import WorkerSnapshot, families
+if TYPE_CHECKING:
+    from kconnect.worker_config import WorkerConfig
 
-METRICS_PATH = "/metrics"
-
-
-class _Fixed(Collector):
-    """A collector that yields families computed before the scrape is rendered."""
-
-    def __init__(self, metrics: list[Metric]) -> None:
-        self._metrics = metrics
-
-    def collect(self) -> Iterable[Metric]:
-        """The precomputed families."""
-        return self._metrics
-
-
-async def snapshot(cluster: ClusterState) -> WorkerSnapshot:
-    """Read everything one scrape shows; a connector deleted meanwhile is left out."""
-    connectors = cluster.connectors
-    health: list[ConnectorStateInfo] = []
-    for name in sorted(connectors):
-        with contextlib.suppress(NotFoundError):
-            health.append(await cluster.connector_health(name))
-    return WorkerSnapshot(cluster.worker_id, connectors, health, cluster.task_metrics, cluster.placement)
-
-
-def render(worker: WorkerSnapshot) -> bytes:
-    """The Prometheus text exposition of one snapshot."""
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Fixed(families(worker)))
-    return generate_latest(registry)
-
-
-class PrometheusMetricsPlugin(InitPluginProtocol):
-    """Adds ``GET /metrics`` to the worker's REST app."""
-
-    def __init__(self, cluster: ClusterState) -> None:
-        self._cluster = cluster
-
-    def on_app_init(self, app_config: AppConfig) -> AppConfig:
-        """Called by litestar once, when the REST app is built."""
-        cluster = self._cluster
-
-        @get(METRICS_PATH, include_in_schema=False, sync_to_thread=False)
-        async def metrics() -> Response[bytes]:
-            body = render(await snapshot(cluster))
-            return Response(body, media_type=CONTENT_TYPE_LATEST)
-
-        app_config.route_handlers.append(metrics)
-        return app_config
+    from kconnect_metrics.endpoint import PrometheusMetricsPlugin
 
 
 def prometheus_metrics_extension(worker_config: WorkerConfig, cluster_state: Any) -> PrometheusMetricsPlugin:
     """The REST extension factory."""
+    # Imported here: the REST layer, litestar and prometheus_client would cost a Spark task process,
+    # which loads every plugin but serves no REST API, most of a second and 18 MB.
+    from kconnect_metrics.endpoint import PrometheusMetricsPlugin
+
     return PrometheusMetricsPlugin(cluster_state)
 
 
