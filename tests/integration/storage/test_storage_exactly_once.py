@@ -9,15 +9,16 @@
   store's error; after the store is back a task restart resumes, exactly once. A short outage
   (back within the retries) never fails the task.
 
-The records are JsonConverter envelopes ``{"id": i}`` spread round robin over the partitions; a
-partition's record count is a multiple of ``flush.size`` so that every record ends in a committed file.
+The records are the orders of ``conftest.py`` (JsonConverter envelopes) spread round robin over the
+partitions; a partition's record count is a multiple of ``flush.size`` so that every record ends in a
+committed file.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import re
+import threading
 import time
 import uuid
 from collections.abc import Mapping
@@ -26,21 +27,15 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as KafkaPartition
-from confluent_kafka.admin import AdminClient, NewTopic
 
+from tests.integration.storage.conftest import create_topic, order_value, produce
 from tests.integration.test_distributed import create, group_props, task_states, wait_healthy
 from tests.worker_process import WorkerProcess, kill_worker_and_its_processes, stop_all, write_properties
 
 pytestmark = pytest.mark.integration
 
-SCHEMA = {
-    "type": "struct",
-    "name": "order",
-    "optional": False,
-    "fields": [{"field": "id", "type": "int64", "optional": False}],
-}
 PARQUET = "io.confluent.connect.hdfs.parquet.ParquetFormat"
 #: A consumer that died with its worker leaves the group after this long, so a restart gets its partitions.
 FAST_GROUP = {"consumer.session.timeout.ms": "6000", "consumer.heartbeat.interval.ms": "1000"}
@@ -50,28 +45,10 @@ NAME = re.compile(r"^(?P<topic>.+)\+(?P<partition>\d+)\+(?P<first>\d{10})\+(?P<l
 # --- Kafka ---------------------------------------------------------------------------------------------
 
 
-def create_topic(bootstrap: str, topic: str, partitions: int) -> None:
-    """Create `topic` with `partitions` partitions and wait until it exists."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})  # kept alive until the futures are done
-    for future in admin.create_topics([NewTopic(topic, partitions, 1)]).values():
-        future.result(30)
-
-
 def produce_ids(bootstrap: str, topic: str, start: int, stop: int, partitions: int) -> None:
-    """Produce ids ``start..stop-1`` as JsonConverter envelopes, id ``i`` to partition ``i % partitions``."""
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000})
-    head, _, tail = json.dumps({"schema": SCHEMA, "payload": {"id": 0}}).rpartition("0")
-    for i in range(start, stop):
-        value = f"{head}{i}{tail}".encode()  # json.dumps per record would double the time
-        while True:
-            try:
-                producer.produce(topic, value=value, partition=i % partitions)
-                break
-            except BufferError:
-                producer.poll(0.1)
-        if i % 10_000 == 0:
-            producer.poll(0)
-    assert producer.flush(120) == 0
+    """Produce orders ``start..stop-1`` (`order_value`), order ``i`` to partition ``i % partitions``."""
+    assert start % partitions == 0, "`produce` counts partitions from the batch's first record"
+    produce(bootstrap, topic, (order_value(i) for i in range(start, stop)), partitions)
 
 
 def group_offsets(bootstrap: str, connector: str, topic: str, partitions: int) -> dict[int, int]:
@@ -301,7 +278,7 @@ def test_a_frozen_hdfs_fails_the_task_after_its_retries_and_a_short_outage_does_
     roots = {kind: unique_root(f"outage-{kind}") for kind in topics}
     files = {kind: HdfsFiles(hdfs_cluster, roots[kind], topics[kind]) for kind in topics}
     connector_files = []
-    for kind, retries in (("long", "3"), ("short", "30")):
+    for kind, max_retries in (("long", "3"), ("short", "30")):
         create_topic(kafka_bootstrap, topics[kind], 1)
         produce_ids(kafka_bootstrap, topics[kind], 0, 2 * OUTAGE_FLUSH, 1)
         config = hdfs_connector(
@@ -312,7 +289,7 @@ def test_a_frozen_hdfs_fails_the_task_after_its_retries_and_a_short_outage_does_
             **{
                 "flush.size": str(OUTAGE_FLUSH),
                 "retry.backoff.ms": str(BACKOFF_MS),
-                "max.retries": retries,
+                "max.retries": max_retries,
                 "store.request.timeout.ms": str(REQUEST_TIMEOUT_MS),
             },
         )
@@ -373,8 +350,40 @@ def test_a_frozen_hdfs_fails_the_task_after_its_retries_and_a_short_outage_does_
 # --- 2. a rebalance between two distributed workers ------------------------------------------------------
 
 REBALANCE_FLUSH = 10_000
-FIRST_BATCH = 200_000
-SECOND_BATCH = 100_000
+#: The steady producer's batch, every `STEADY_EVERY_S`: more than one worker writes (about 7k records/s
+#: here), so records wait to be written at every rebalance; a multiple of 2 x flush.size.
+STEADY_BATCH = 20_000
+STEADY_EVERY_S = 2.0
+
+
+class SteadyProducer(threading.Thread):
+    """Produces `STEADY_BATCH` orders every `STEADY_EVERY_S` s until `finish`; `produced` counts them."""
+
+    def __init__(self, bootstrap: str, topic: str, partitions: int) -> None:
+        super().__init__(daemon=True)
+        self.bootstrap, self.topic, self.partitions = bootstrap, topic, partitions
+        self.produced = 0
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        """Produce batch after batch until told to finish."""
+        try:
+            while not self.done.is_set():
+                produce_ids(
+                    self.bootstrap, self.topic, self.produced, self.produced + STEADY_BATCH, self.partitions
+                )
+                self.produced += STEADY_BATCH
+                self.done.wait(STEADY_EVERY_S)
+        except BaseException as exc:
+            self.error = exc
+
+    def finish(self) -> int:
+        """Stop producing; how many records were produced in all."""
+        self.done.set()
+        self.join(180)
+        assert self.error is None, self.error
+        return self.produced
 
 
 @pytest.mark.timeout(600)
@@ -385,7 +394,6 @@ def test_partitions_moving_between_two_distributed_workers_while_writing_keep_ev
     then A stops while they write again and B runs both: every record in exactly one file."""
     began = time.monotonic()
     create_topic(kafka_bootstrap, unique_topic, 2)
-    produce_ids(kafka_bootstrap, unique_topic, 0, FIRST_BATCH, 2)
     props = group_props(
         kafka_bootstrap,
         "storage-rebalance",
@@ -395,7 +403,7 @@ def test_partitions_moving_between_two_distributed_workers_while_writing_keep_ev
     root = unique_root("rebalance")
     name = "hdfs-rebalance"
     files = HdfsFiles(hdfs_cluster, root, unique_topic)
-    total = FIRST_BATCH + SECOND_BATCH
+    producer = SteadyProducer(kafka_bootstrap, unique_topic, 2)
     a = WorkerProcess(tmp_path, props, mode="distributed").start()
     b = WorkerProcess(tmp_path, props, mode="distributed")
     try:
@@ -403,6 +411,7 @@ def test_partitions_moving_between_two_distributed_workers_while_writing_keep_ev
         config = hdfs_connector(
             name, unique_topic, hdfs_cluster, root, **{"flush.size": str(REBALANCE_FLUSH)}
         )
+        producer.start()
         create(a, name, {**config, "tasks.max": "2"})
         a.wait_for_state(name, "RUNNING", tasks=2, timeout=180)
         a.wait_for("A's first file", lambda: files.count() >= 1, timeout=180)
@@ -412,35 +421,30 @@ def test_partitions_moving_between_two_distributed_workers_while_writing_keep_ev
 
         def spread() -> bool:
             states = task_states(b, name)
-            return len(states) == 2 and {where for state, where in states.values() if state == "RUNNING"} == {
-                f"127.0.0.1:{a.port}",
-                f"127.0.0.1:{b.port}",
-            }
+            running = {where for state, where in states.values() if state == "RUNNING"}
+            return len(states) == 2 and running == {f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"}
 
         b.wait_for("one task on each worker", spread, timeout=120)
-        moved_at = files.count()
-        produce_ids(kafka_bootstrap, unique_topic, FIRST_BATCH, total, 2)
-        a.wait_for(
-            "files of the second batch",
-            lambda: files.count() >= FIRST_BATCH // REBALANCE_FLUSH + 2,
-            timeout=300,
-        )
+        moved_at, produced_then = files.count(), producer.produced
+        assert moved_at * REBALANCE_FLUSH < produced_then, "nothing left to write when B took a task"
+        a.wait_for("two more files, written by both", lambda: files.count() >= moved_at + 2, timeout=300)
         a.stop()
-        stopped_at = files.count()
-        assert stopped_at < total // REBALANCE_FLUSH, (
-            "every file was written before A stopped: nothing was tested"
-        )
+        stopped_at, produced_then = files.count(), producer.produced
+        assert stopped_at * REBALANCE_FLUSH < produced_then, "nothing left to write when A stopped"
 
         def b_runs_both() -> bool:
             states = task_states(b, name)
             return len(states) == 2 and all(s == ("RUNNING", f"127.0.0.1:{b.port}") for s in states.values())
 
         b.wait_for("both tasks on B", b_runs_both, timeout=120)
+        b.wait_for("B writes a file", lambda: files.count() > stopped_at, timeout=300)
+        total = producer.finish()
         b.wait_for("every file committed", lambda: files.count() >= total // REBALANCE_FLUSH, timeout=300)
         committed = assert_exactly_once(files, range(total), 2)
         assert sum(len(spans) for spans in committed.values()) == total // REBALANCE_FLUSH
         assert files.staged() == [], "staged files left behind"
     finally:
+        producer.finish()
         stop_all([a, b])
     print(
         f"{total} records; a task moved to B after {moved_at} files, A stopped after {stopped_at} of "
