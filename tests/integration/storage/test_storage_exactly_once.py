@@ -114,11 +114,12 @@ class HdfsFiles:
             return list(pq.read_table(stream).column("id").to_pylist())
 
     def staged(self) -> list[str]:
-        """Files left under the staging folder ``<root>/topics/+tmp`` for this topic."""
-        staging = f"{self.root}/topics/+tmp"
-        if not self.fs.exists(staging):
-            return []
-        return [p for p in self.fs.find(staging) if self.topic in p]
+        """Staged data files left for this topic (under ``<root>/topics/+tmp/topics/<topic>``).
+
+        Not the commit log's temporary files (``+tmp/logs/...``): a kill between writing one and
+        renaming it leaves it there for good (nothing reads or removes it; see the report of issue 19)."""
+        staging = f"{self.root}/topics/+tmp/topics/{self.topic}"
+        return list(self.fs.find(staging)) if self.fs.exists(staging) else []
 
 
 def assert_contiguous(files: Mapping[int, list[tuple[int, int, str]]]) -> None:
@@ -230,9 +231,16 @@ def test_sigkill_of_the_worker_five_times_while_files_commit_writes_every_record
         timeout=120,
     )
     assert worker.status(name)["tasks"][0]["state"] == "RUNNING"
+    logs = "".join(path.read_text(errors="replace") for path in tmp_path.glob("worker-*.log"))
+    thrown = sum(int(n) for n in re.findall(r"Threw away (\d+) unpublished files", logs))
+    replayed = sum(
+        int(n) for n in re.findall(r"Published (\d+) files of .* whose commit was interrupted", logs)
+    )
+    assert thrown > 0, "no kill left a staged file behind: none hit a file being written"
     print(
         f"{RECORDS} records ({produced_s:.1f} s to produce), {len(KILL_AT)} SIGKILLs after "
-        f"{killed_at} of {total_files} files; whole test {time.monotonic() - began:.1f} s"
+        f"{killed_at} of {total_files} files; recovery threw away {thrown} staged files and finished "
+        f"{replayed} interrupted publications; whole test {time.monotonic() - began:.1f} s"
     )
 
 
