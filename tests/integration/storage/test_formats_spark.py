@@ -5,7 +5,6 @@ lines give exactly the values written, with the types a Spark user sees."""
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,6 @@ from kconnect.data.schema import SchemaBuilder
 from kconnect_storage.formats import RecordFormat
 from kconnect_storage.formats.config import record_format
 
-from tests.storage_servers import spark_avro_jar
 from tests.unit.kconnect_storage.format_samples import expected, record
 
 pytestmark = pytest.mark.integration
@@ -39,27 +37,6 @@ AVRO_SPARK_SCHEMA = (
     .replace("i16:smallint", "i16:int")
     .replace("at:time(6)", "at:int")
 )
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    """A local SparkSession with spark-avro on ``spark.jars`` and TIME columns enabled."""
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[1]")
-        .appName("kconnect-storage-formats")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.jars", str(spark_avro_jar()))
-        .config("spark.sql.timeType.enabled", "true")
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
-        .getOrCreate()
-    )
-    yield session
-    session.stop()
 
 
 def write_file(directory: Path, fmt: RecordFormat, records: list[SinkRecord]) -> Path:
