@@ -263,3 +263,13 @@ def test_a_store_unreachable_at_open_pauses_the_partition_until_recovery_works(t
     task.put([record(o) for o in range(10, 20)])
     assert ids_in_files(tmp_path) == list(range(20))
     task.stop()
+
+
+def test_recovery_throws_away_a_commit_log_entry_a_crash_left_half_written(tmp_path: Path) -> None:
+    leftover = tmp_path / "topics/+tmp/logs/orders/0/commit.json.0b47c0de.tmp"
+    leftover.parent.mkdir(parents=True)
+    leftover.write_text('{"files": [')
+    task, context = start(tmp_path)
+    assert not leftover.exists()
+    assert context.seeks == {}
+    task.stop()

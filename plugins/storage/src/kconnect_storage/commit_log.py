@@ -38,9 +38,15 @@ class CommitLog:
         self.store.delete(path)
 
     def replay(self, tp: TopicPartition) -> int:
-        """Finish a publication a crash interrupted; returns how many files it covered (0: none pending)."""
+        """Finish a publication a crash interrupted; returns how many files it covered (0: none pending).
+
+        Also throws away what a crash in the middle of writing an entry left (the store's temporary
+        copy of it, which never became the entry).
+        """
         path = commit_log_path(self.logs_dir, tp)
-        if not any(p == path for p in self.store.list_files(path.rsplit("/", 1)[0])):
+        directory, name = path.rsplit("/", 1)
+        self.store.discard_unpublished(directory, name + ".")
+        if not any(p == path for p in self.store.list_files(directory)):
             return 0
         tokens: list[Token] = json.loads(self.store.read(path))["files"]
         for token in tokens:
