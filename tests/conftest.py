@@ -163,6 +163,30 @@ def s3_server() -> Iterator[Any]:
         yield server
 
 
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local SparkSession in the test process for the session (the storage tests read their files
+    with it): spark-avro on ``spark.jars``, TIME columns enabled."""
+    from pyspark.sql import SparkSession
+
+    from tests.storage_servers import spark_avro_jar
+
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName("kconnect-storage-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.jars", str(spark_avro_jar()))
+        .config("spark.sql.timeType.enabled", "true")
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
+        .getOrCreate()
+    )
+    yield session
+    session.stop()
+
+
 # --- Spark standalone cluster ------------------------------------------------------------------------------
 # A master and two one-core workers on loopback (scripts/spark_cluster.py), started on first use. A test
 # that kills a cluster worker starts a replacement (`start_worker`) before it ends, so the next finds two.

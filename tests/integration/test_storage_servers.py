@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import socket
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError, ConnectTimeoutError, EndpointConnectionError, ReadTimeoutError
 from pyarrow.fs import FSSpecHandler, PyFileSystem
 
-from tests.storage_servers import S3Server, spark_avro_jar
+from tests.storage_servers import S3Server
 
 pytestmark = pytest.mark.integration
 
@@ -50,26 +49,6 @@ def refused(port: int) -> bool:
 def rows(count: int) -> pa.Table:
     """`count` rows of (offset, value) as a Kafka partition might hold."""
     return pa.table({"offset": pa.array(range(count), pa.int64()), "value": [f"v{i}" for i in range(count)]})
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    """A local SparkSession in the test process with the spark-avro jar from the cache on ``spark.jars``."""
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[1]")
-        .appName("kconnect-storage-servers")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.jars", str(spark_avro_jar()))
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
-        .getOrCreate()
-    )
-    yield session
-    session.stop()
 
 
 # --- HDFS --------------------------------------------------------------------------------------------------

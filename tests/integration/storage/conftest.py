@@ -12,12 +12,9 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
-
-from tests.storage_servers import spark_avro_jar
 
 #: The value schema of `produce_orders`' records (version 1).
 ORDER_SCHEMA: dict[str, Any] = {
@@ -104,24 +101,3 @@ def produce_orders(
     """Produce orders ``0..count-1`` (`order_value`), order ``i`` to partition ``i % partitions``, at
     offset ``i // partitions`` of a new topic."""
     produce(bootstrap, topic, (order_value(i) for i in range(count)), partitions, timestamp_ms)
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    """One local SparkSession for the storage tests, spark-avro on ``spark.jars``, TIME columns enabled."""
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[1]")
-        .appName("kconnect-storage-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.jars", str(spark_avro_jar()))
-        .config("spark.sql.timeType.enabled", "true")
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
-        .getOrCreate()
-    )
-    yield session
-    session.stop()
