@@ -331,7 +331,8 @@ class Bench:
     def storage_sink(self, store: Store, label: str, progress: Progress) -> None:
         """``StorageSink`` writing Parquet to `store`, from creation to the last committed file."""
         folder = f"sink-{time.monotonic_ns()}"
-        name = f"storage-{store.key}"
+        # A fresh name each round: a connector's consumer group keeps its offsets across workers.
+        name = f"storage-{store.key}-{time.monotonic_ns()}"
         config = {
             "connector.class": STORAGE_SINK,
             "tasks.max": "1",
@@ -351,8 +352,9 @@ class Bench:
         """``FileStreamSink`` into a local file, from creation to its last line: its bytes and seconds."""
         sink = self.folder / f"file-sink-{time.monotonic_ns()}.txt"
         config = {"connector.class": FILE_SINK, "tasks.max": "1", "topics": self.topic, "file": str(sink)}
-        with self.worker("file", progress) as run:
-            size, seconds = self.measure(run, "file", config, LineCounter(sink), progress)
+        name = f"file-{time.monotonic_ns()}"
+        with self.worker(name, progress) as run:
+            size, seconds = self.measure(run, name, config, LineCounter(sink), progress)
         sink.unlink()
         return size, seconds
 
