@@ -142,8 +142,11 @@ class StorageSinkTask(SinkTask):
                     retry.fallback = kafka_offset(batch[0])
                 continue
             writer = self.writers.get(tp)
-            if writer is None:
+            if writer is None:  # not opened by the framework (it always opens first): recover it now
                 self.open({tp})
+                if tp in self.retries:
+                    self.retries[tp].fallback = kafka_offset(batch[0])
+                    continue
                 writer = self.writers[tp]
             self._guarded(tp, partial(writer.write, batch, now_ms, reject), kafka_offset(batch[0]))
         if self.next_rotation is not None and now_ms >= self.next_rotation:
