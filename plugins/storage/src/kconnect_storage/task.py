@@ -34,7 +34,7 @@ from kconnect_storage.recovery import recover
 from kconnect_storage.stores import StoreError
 from kconnect_storage.stores.config import open_store
 from kconnect_storage.version import VERSION
-from kconnect_storage.writer import PartitionWriter, Parts, kafka_offset
+from kconnect_storage.writer import PartitionWriter, Parts, kafka_offset, kafka_partition
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,6 @@ class Retry:
     at_ms: int
     #: Where to seek if recovery finds no committed file: the first record not yet committed.
     fallback: int | None
-    error: StoreError
 
 
 def _now_ms() -> int:
@@ -126,28 +125,18 @@ class StorageSinkTask(SinkTask):
         now_ms = _now_ms()
         by_partition: dict[TopicPartition, list[SinkRecord]] = {}
         for record in records:
-            tp = TopicPartition(
-                record.original_topic or record.topic,
-                record.original_kafka_partition
-                if record.original_kafka_partition is not None
-                else record.kafka_partition or 0,
-            )
-            by_partition.setdefault(tp, []).append(record)
+            by_partition.setdefault(kafka_partition(record), []).append(record)
         reject = self._rejecter()
         for tp, batch in by_partition.items():
+            if tp not in self.writers and tp not in self.retries:
+                self.open({tp})  # the framework always opens first; recover it now if it did not
             retry = self.retries.get(tp)
             if retry is not None:
                 # Sought back when it recovers, so these records come again.
                 if retry.fallback is None:
                     retry.fallback = kafka_offset(batch[0])
                 continue
-            writer = self.writers.get(tp)
-            if writer is None:  # not opened by the framework (it always opens first): recover it now
-                self.open({tp})
-                if tp in self.retries:
-                    self.retries[tp].fallback = kafka_offset(batch[0])
-                    continue
-                writer = self.writers[tp]
+            writer = self.writers[tp]
             self._guarded(tp, partial(writer.write, batch, now_ms, reject), kafka_offset(batch[0]))
         if self.next_rotation is not None and now_ms >= self.next_rotation:
             for tp, writer in list(self.writers.items()):
@@ -196,7 +185,7 @@ class StorageSinkTask(SinkTask):
             settings.max_retries,
             settings.retry_backoff_ms,
         )
-        self.retries[tp] = Retry(attempts, _now_ms() + settings.retry_backoff_ms, fallback, exc)
+        self.retries[tp] = Retry(attempts, _now_ms() + settings.retry_backoff_ms, fallback)
         self.context.pause(tp)
 
     def _retry_due(self, now_ms: int) -> None:

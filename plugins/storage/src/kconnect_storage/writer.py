@@ -64,6 +64,16 @@ def kafka_offset(record: SinkRecord) -> int:
     return record.original_kafka_offset if record.original_kafka_offset is not None else record.kafka_offset
 
 
+def kafka_partition(record: SinkRecord) -> TopicPartition:
+    """The Kafka partition the record was consumed from, whatever transformations changed (the kernel's
+    sink loop keys its offsets the same way)."""
+    if record.original_kafka_partition is not None:
+        partition = record.original_kafka_partition
+    else:
+        partition = record.kafka_partition or 0
+    return TopicPartition(record.original_topic or record.topic, partition)
+
+
 class PartitionWriter:
     """Writes the records of one Kafka partition into files and commits them; see the module docstring."""
 
