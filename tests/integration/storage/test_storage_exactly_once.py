@@ -360,10 +360,12 @@ def test_a_frozen_hdfs_fails_the_task_after_its_retries_and_a_short_outage_does_
 # --- 2. a rebalance between two distributed workers ------------------------------------------------------
 
 REBALANCE_FLUSH = 10_000
-#: The steady producer's batch, every `STEADY_EVERY_S`: more than one worker writes (about 7k records/s
-#: here), so records wait to be written at every rebalance; a multiple of 2 x flush.size.
-STEADY_BATCH = 20_000
-STEADY_EVERY_S = 2.0
+#: The steady producer's batch, every `STEADY_EVERY_S`. 3,700 records a partition never lines up with
+#: flush.size (10,000) before 370,000 a partition, so at any moment, however fast the workers write, each
+#: partition has an open file that is not yet committed when a task moves: the rebalance always happens
+#: mid-file, whatever the machine's speed. `finish` tops the total up to a multiple of 2 x flush.size.
+STEADY_BATCH = 7_400
+STEADY_EVERY_S = 1.0
 
 
 class SteadyProducer(threading.Thread):
@@ -389,10 +391,14 @@ class SteadyProducer(threading.Thread):
             self.error = exc
 
     def finish(self) -> int:
-        """Stop producing; how many records were produced in all."""
-        self.done.set()
-        self.join(180)
-        assert self.error is None, self.error
+        """Stop producing, top up to whole files in both partitions; how many were produced in all."""
+        if self.ident is not None and not self.done.is_set():
+            self.done.set()
+            self.join(180)
+            assert self.error is None, self.error
+            whole = -self.produced % (self.partitions * REBALANCE_FLUSH)
+            produce_ids(self.bootstrap, self.topic, self.produced, self.produced + whole, self.partitions)
+            self.produced += whole
         return self.produced
 
 
