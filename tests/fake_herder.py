@@ -12,21 +12,22 @@ from typing import Any
 
 from kconnect.errors import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError, PluginError
 from kconnect.executor import Placement, TaskHost
-from kconnect.herder.api import (
-    ClusterView,
+from kconnect.herder.api import ClusterView, PutResult, WorkerHealth
+from kconnect.herder.loggers import Loggers
+from kconnect.model import (
     ConnectorInfo,
     ConnectorOffset,
     ConnectorOffsets,
     ConnectorStateInfo,
-    PutResult,
+    ConnectorTaskId,
+    ConnectorType,
     RestartRequest,
+    State,
     StateInfo,
+    TargetState,
     TaskInfo,
     TaskStateInfo,
-    WorkerHealth,
 )
-from kconnect.herder.loggers import Loggers
-from kconnect.herder.model import ConnectorTaskId, ConnectorType, State, TargetState
 from kconnect.plugin_host import PluginDesc, PluginType
 
 WORKER_ID = "127.0.0.1:8083"

@@ -25,7 +25,7 @@ from kconnect.distributed.membership import (
     RebalanceStarted,
 )
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
-from kconnect.herder.model import ConnectorTaskId
+from kconnect.model import ConnectorTaskId
 from kconnect.worker_config import GroupConfig
 
 pytestmark = pytest.mark.integration

@@ -15,8 +15,15 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
-from kconnect.herder.api import RestartRequest, StateInfo, TaskStateInfo
-from kconnect.herder.model import ConnectorTaskId, State, TargetState
+from kconnect.model import (
+    ConnectorTaskId,
+    RestartRequest,
+    SessionKey,
+    State,
+    StateInfo,
+    TargetState,
+    TaskStateInfo,
+)
 from kconnect.storage import (
     InternalTopicError,
     KafkaConfigBackingStore,
@@ -24,7 +31,6 @@ from kconnect.storage import (
     KafkaStatusBackingStore,
     StoreError,
 )
-from kconnect.storage.config_records import SessionKey
 from kconnect.storage.config_topic_state import (
     ConfigUpdate,
     ConnectorConfigRemoved,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from kconnect.config.configdef import ConfigDef
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, TargetState
 
 SourcePartition = Mapping[str, Any]
 SourceOffset = Mapping[str, Any]

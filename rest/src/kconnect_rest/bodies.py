@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Optional, TypeAlias, Union
 
 import msgspec
+from kconnect import model
 from kconnect.errors import BadRequestError
-from kconnect.herder import api
-from kconnect.herder.model import TargetState
+from kconnect.model import TargetState
 
 from kconnect_rest.wire import ConnectorOffset
 
@@ -143,10 +143,10 @@ def initial_state(value: str | None) -> TargetState | None:
     return state
 
 
-def offsets_to_alter(body: ConnectorOffsetsRequest) -> list[api.ConnectorOffset]:
+def offsets_to_alter(body: ConnectorOffsetsRequest) -> list[model.ConnectorOffset]:
     """The offsets of an alter request (the parser has already refused a body without any)."""
     # A null partition is passed on: the herder answers it with Kafka's per-connector-type text.
-    return [api.ConnectorOffset(partition=o.partition, offset=o.offset) for o in body.offsets]  # type: ignore[arg-type]
+    return [model.ConnectorOffset(partition=o.partition, offset=o.offset) for o in body.offsets]  # type: ignore[arg-type]
 
 
 def plugin_matches(included: str | None, plugin: str) -> None:

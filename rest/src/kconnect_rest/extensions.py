@@ -24,8 +24,8 @@ from typing import Any, Protocol
 
 from kconnect.errors import NotFoundError, PluginError
 from kconnect.executor import Placement
-from kconnect.herder.api import ClusterView, ConnectorStateInfo
-from kconnect.herder.model import ConnectorTaskId
+from kconnect.herder.api import ClusterView
+from kconnect.model import ConnectorStateInfo, ConnectorTaskId
 from kconnect.plugin_host import PluginHost, PluginType
 from kconnect.worker_config import WorkerConfig
 from litestar.plugins import InitPluginProtocol

@@ -15,7 +15,7 @@ import httpx
 import msgspec
 from kconnect.distributed.request_signing import InterWorkerKeyConfig
 from kconnect.errors import ConnectError
-from kconnect.storage.config_records import SessionKey
+from kconnect.model import SessionKey
 
 from kconnect_rest.forwarding import DEFAULT_FORWARD_TIMEOUT_SECONDS, FORWARD_PARAM
 from kconnect_rest.signing import signature_headers

@@ -27,7 +27,7 @@ from kconnect.distributed.request_signing import (
     signature_matches,
 )
 from kconnect.errors import BadRequestError, ConflictError
-from kconnect.storage.config_records import SessionKey
+from kconnect.model import SessionKey
 from litestar.exceptions import PermissionDeniedException
 
 SIGNATURE_HEADER = "X-Connect-Authorization"

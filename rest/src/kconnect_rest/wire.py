@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
-from kconnect.herder import api, model
+from kconnect import model
 from kconnect.plugin_host import PluginDesc, PluginType
 from litestar import Response
 from litestar.openapi.datastructures import ResponseSpec
@@ -230,7 +230,7 @@ def task_id(task: model.ConnectorTaskId) -> ConnectorTaskId:
     return ConnectorTaskId(connector=task.connector, task=task.task)
 
 
-def connector_info(info: api.ConnectorInfo) -> ConnectorInfo:
+def connector_info(info: model.ConnectorInfo) -> ConnectorInfo:
     """ConnectorInfo on the wire (tasks in id order, as the herder gives them)."""
     return ConnectorInfo(
         name=info.name,
@@ -245,7 +245,7 @@ def _state(state: model.State) -> StateName:
     return "STOPPED" if state is model.State.DESTROYED else state.value  # type: ignore[return-value]
 
 
-def connector_state_info(info: api.ConnectorStateInfo) -> ConnectorStateInfo:
+def connector_state_info(info: model.ConnectorStateInfo) -> ConnectorStateInfo:
     """A status on the wire; tasks keep the herder's order (sorted, except in a restart snapshot)."""
     connector = info.connector
     return ConnectorStateInfo(
@@ -261,7 +261,7 @@ def connector_state_info(info: api.ConnectorStateInfo) -> ConnectorStateInfo:
     )
 
 
-def task_state(task: api.TaskStateInfo) -> TaskState:
+def task_state(task: model.TaskStateInfo) -> TaskState:
     """One task's status on the wire."""
     return TaskState(
         id=task.id,
@@ -272,7 +272,7 @@ def task_state(task: api.TaskStateInfo) -> TaskState:
     )
 
 
-def task_info(task: api.TaskInfo) -> TaskInfo:
+def task_info(task: model.TaskInfo) -> TaskInfo:
     """One task's id and config on the wire."""
     return TaskInfo(id=task_id(task.id), config=dict(task.config))
 
@@ -300,7 +300,7 @@ def config_key_info(key: Any) -> ConfigKeyInfo:
     return msgspec.convert(_json_of(key), ConfigKeyInfo)
 
 
-def connector_offsets(offsets: api.ConnectorOffsets) -> ConnectorOffsets:
+def connector_offsets(offsets: model.ConnectorOffsets) -> ConnectorOffsets:
     """Committed offsets on the wire."""
     return ConnectorOffsets(
         offsets=[

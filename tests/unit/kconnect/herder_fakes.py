@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 from kconnect import ConfigDef, SourceConnector, SourceTask, hookimpl
 from kconnect.config.configdef import ConfigType, Importance
 from kconnect.executor import Placement, TaskHost, TaskListener, TaskSpec
-from kconnect.herder.model import ConnectorTaskId, State, TargetState
 from kconnect.herder.owner import REQUEST_TIMEOUT_S
 from kconnect.herder.standalone import StandaloneHerder
+from kconnect.model import ConnectorTaskId, State, TargetState
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import (
     FileConfigBackingStore,

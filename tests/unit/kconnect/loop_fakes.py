@@ -23,7 +23,7 @@ from aiokafka.structs import TopicPartition as KTP
 from kconnect import SinkConnector, SourceConnector, hookimpl
 from kconnect.config import ConfigDef
 from kconnect.executor import TaskSpec
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, TargetState
 from kconnect.plugin_host import PluginHost, PluginRegistry
 
 # --- the worker side of the control channel --------------------------------------------------------

@@ -10,8 +10,8 @@ import pytest
 from kconnect.herder import events as ev
 from kconnect.herder.loggers import Loggers
 from kconnect.herder.machine import apply
-from kconnect.herder.model import ConnectorTaskId
 from kconnect.herder.state import HerderState, Owned
+from kconnect.model import ConnectorTaskId
 from kconnect.plugin_host import PluginHost
 
 from tests.unit.kconnect.herder_fakes import load_plugins, running_herder

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 import pytest
 from kconnect import ConfigDef, SinkConnector, SinkTask, hookimpl
 from kconnect.config.configdef import ConfigType, Importance
-from kconnect.herder.model import ConnectorTaskId, State
 from kconnect.herder.standalone import StandaloneHerder
+from kconnect.model import ConnectorTaskId, State
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import MemoryConfigBackingStore, MemoryOffsetBackingStore, MemoryStatusBackingStore
 from kconnect.worker_config import WorkerConfig

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from kconnect.herder import events as ev
 from kconnect.herder.machine import apply
-from kconnect.herder.model import ConnectorTaskId, State, TargetState
 from kconnect.herder.state import HerderState, restart_plan
+from kconnect.model import ConnectorTaskId, State, TargetState
 
 W = "worker:8083"
 NAME = "c"

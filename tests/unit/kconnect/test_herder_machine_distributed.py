@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from kconnect.herder import events as ev
 from kconnect.herder.machine import apply
-from kconnect.herder.model import ConnectorTaskId, State, TargetState
 from kconnect.herder.state import HerderState, Owned
+from kconnect.model import ConnectorTaskId, State, TargetState
 
 from tests.unit.kconnect.test_herder_machine import control, kinds, summary
 

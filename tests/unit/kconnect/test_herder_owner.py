@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 from kconnect.herder import events as ev
-from kconnect.herder.model import ConnectorTaskId, State, TargetState
 from kconnect.herder.owner import fold
 from kconnect.herder.state import HerderState
+from kconnect.model import ConnectorTaskId, State, TargetState
 from kconnect.storage import StoreError
 
 W = "worker:8083"

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from kconnect.herder.api import ConnectorStateInfo, StateInfo, TaskStateInfo
 from kconnect.herder.events import Observed
-from kconnect.herder.model import ConnectorType, State, TargetState
 from kconnect.herder.state import ConnectorRecord, TaskRecord, restart_plan
 from kconnect.herder.views import connector_status, with_observed
+from kconnect.model import ConnectorStateInfo, ConnectorType, State, StateInfo, TargetState, TaskStateInfo
 
 HERE = "w1:8083"
 CONFIG = {"name": "c", "connector.class": "X"}

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from kconnect.errors import BadRequestError, ConnectError
-from kconnect.herder.api import ConnectorOffset
 from kconnect.herder.offsets import ConnectorOffsetsStore, parse_sink_offsets, parse_source_offsets
+from kconnect.model import ConnectorOffset
 from kconnect.storage.memory import MemoryOffsetBackingStore
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pytest
-from kconnect.herder.api import ConnectorOffset
 from kconnect.herder.offsets import AiokafkaAdmin, ConnectorOffsetsStore
+from kconnect.model import ConnectorOffset
 from kconnect.runtime.kafka_clients import sink_group_id
 from kconnect.storage.memory import MemoryOffsetBackingStore
 from kconnect.worker_config import WorkerConfig

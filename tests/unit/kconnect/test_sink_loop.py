@@ -21,7 +21,7 @@ from aiokafka.errors import (
 from aiokafka.structs import TopicPartition as KTP
 from kconnect import RetriableError, SinkRecord, SinkTask, TopicPartition
 from kconnect.errors import ConnectError
-from kconnect.herder.model import TargetState
+from kconnect.model import TargetState
 from kconnect.runtime.sink_loop import SinkLoop
 
 from tests.unit.kconnect.loop_fakes import (

@@ -11,7 +11,7 @@ import pytest
 from kconnect import SourceRecord, SourceTask
 from kconnect.data.schema import STRING_SCHEMA
 from kconnect.errors import ConnectError, RetriableError
-from kconnect.herder.model import TargetState
+from kconnect.model import TargetState
 from kconnect.runtime.source_loop import SourceLoop
 from kconnect.storage import StoreError
 

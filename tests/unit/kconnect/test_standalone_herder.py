@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError, RequestTimeoutError
-from kconnect.herder.api import ConnectorOffset, RestartRequest
-from kconnect.herder.model import ConnectorTaskId, ConnectorType, State, TargetState
 from kconnect.herder.standalone import StandaloneHerder
+from kconnect.model import ConnectorOffset, ConnectorTaskId, ConnectorType, RestartRequest, State, TargetState
 from kconnect.plugin_host import PluginHost
 
 from tests.unit.kconnect.herder_fakes import (

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 from kconnect.errors import RequestTimeoutError
-from kconnect.herder.api import RestartRequest
-from kconnect.herder.model import ConnectorTaskId, State
 from kconnect.herder.standalone import StandaloneHerder
+from kconnect.model import ConnectorTaskId, RestartRequest, State
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import StoreError
 

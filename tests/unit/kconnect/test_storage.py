@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from kconnect.herder.api import StateInfo, TaskStateInfo
-from kconnect.herder.model import ConnectorTaskId, State, TargetState
+from kconnect.model import ConnectorTaskId, State, StateInfo, TargetState, TaskStateInfo
 from kconnect.storage import (
     FileConfigBackingStore,
     FileOffsetBackingStore,

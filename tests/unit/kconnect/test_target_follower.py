@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kconnect.herder.model import TargetState
+from kconnect.model import TargetState
 from kconnect.runtime.control import ActiveTopics, TargetFollower
 
 

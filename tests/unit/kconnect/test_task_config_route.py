@@ -10,7 +10,7 @@ import pytest
 from kconnect.errors import ConnectError
 from kconnect.herder import task_config_route
 from kconnect.herder.task_config_route import LeaderRoutedConfigStore
-from kconnect.storage.config_records import SessionKey
+from kconnect.model import SessionKey
 
 KEY = SessionKey(b"k" * 32, "HmacSHA256", 0)
 CONFIGS = [{"task.class": "T", "n": "0"}]

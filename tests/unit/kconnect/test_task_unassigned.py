@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kconnect.herder import events as ev
 from kconnect.herder.machine import apply
-from kconnect.herder.model import ConnectorTaskId, State
 from kconnect.herder.state import HerderState
+from kconnect.model import ConnectorTaskId, State
 
 W, NAME = "worker:8083", "c"
 T0 = ConnectorTaskId(NAME, 0)

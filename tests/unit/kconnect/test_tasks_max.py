@@ -10,7 +10,6 @@ import pytest
 from kconnect import hookimpl
 from kconnect.herder import events as ev
 from kconnect.herder.machine import apply
-from kconnect.herder.model import ConnectorTaskId, State, TargetState
 from kconnect.herder.state import HerderState, Owned
 from kconnect.herder.tasks_max import (
     TooManyTasksError,
@@ -18,6 +17,7 @@ from kconnect.herder.tasks_max import (
     too_many_tasks,
     too_many_tasks_warning,
 )
+from kconnect.model import ConnectorTaskId, State, TargetState
 from kconnect.plugin_host import PluginHost
 
 from tests.unit.kconnect.herder_fakes import TinyPlugin, TinySource, reaches, running_herder

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from kconnect.executor import Placement, TaskHost
-from kconnect.herder.api import ConnectorStateInfo, StateInfo, TaskStateInfo
-from kconnect.herder.model import ConnectorTaskId, ConnectorType, State
+from kconnect.model import ConnectorStateInfo, ConnectorTaskId, ConnectorType, State, StateInfo, TaskStateInfo
 from kconnect.runtime.task_metrics import TaskMetrics
 from kconnect_metrics.endpoint import render
 from kconnect_metrics.families import WorkerSnapshot, metric_name

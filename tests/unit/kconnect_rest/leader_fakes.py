@@ -11,9 +11,8 @@ from collections.abc import Mapping, Sequence
 
 import httpx
 from kconnect.errors import NotLeaderError
-from kconnect.herder.api import ConnectorInfo, ConnectorStateInfo, PutResult, RestartRequest
-from kconnect.herder.model import TargetState
-from kconnect.storage.config_records import SessionKey
+from kconnect.herder.api import PutResult
+from kconnect.model import ConnectorInfo, ConnectorStateInfo, RestartRequest, SessionKey, TargetState
 from kconnect_rest.forwarding import LeaderForwarder
 from litestar import Litestar
 

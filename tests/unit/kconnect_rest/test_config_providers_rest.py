@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from kconnect.herder.model import State
+from kconnect.model import State
 from kconnect.worker_config import WorkerConfig
 from kconnect_rest import create_app
 

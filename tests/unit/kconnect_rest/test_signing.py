@@ -11,7 +11,7 @@ import httpx
 import pytest
 from kconnect.distributed.request_signing import InterWorkerKeyConfig
 from kconnect.errors import BadRequestError, ConflictError
-from kconnect.storage.config_records import SessionKey
+from kconnect.model import SessionKey
 from kconnect.worker_config import WorkerConfig
 from kconnect_rest import create_app
 from kconnect_rest.signing import signature_headers, verify_request

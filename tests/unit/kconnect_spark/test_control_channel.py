@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from kconnect.executor import SourceOffset, SourcePartition, TaskSpec
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, TargetState
 from kconnect_spark.channel import ControlChannelLost, WorkerError, encode, read_message
 from kconnect_spark.control_server import ControlServer
 from kconnect_spark.outcome import decide

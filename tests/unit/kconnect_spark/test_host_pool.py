@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kconnect.executor import TaskSpec
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, TargetState
 from kconnect_spark.host_pool import HostPool
 from kconnect_spark.host_run import HostRun
 from kconnect_spark.task_run import TaskRun

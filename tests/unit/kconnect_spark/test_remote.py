@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from kconnect.executor import TaskSpec
-from kconnect.herder.model import ConnectorTaskId
+from kconnect.model import ConnectorTaskId
 from kconnect_spark.channel import RERUN_REFUSED_ERROR, TaskRerunRefused
 from kconnect_spark.remote import plugin_missing, refuse_rerun
 

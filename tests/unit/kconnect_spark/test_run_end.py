@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from kconnect.executor import TaskSpec
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, TargetState
 from kconnect_spark.task_run import TaskRun, wait_for_end
 
 GRACE_S = 0.2

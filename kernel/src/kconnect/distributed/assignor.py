@@ -43,7 +43,7 @@ from kconnect.distributed.protocol import (
     ConnectorsAndTasks,
     WorkerState,
 )
-from kconnect.herder.model import ConnectorTaskId
+from kconnect.model import ConnectorTaskId
 from kconnect.storage.base import ClusterConfigState
 
 T = TypeVar("T")

@@ -11,7 +11,7 @@ config of the same tasks restarts them in place).
 from __future__ import annotations
 
 from kconnect.herder import events as ev
-from kconnect.herder.model import ConnectorTaskId
+from kconnect.model import ConnectorTaskId
 from kconnect.storage.base import ClusterConfigState
 from kconnect.storage.config_topic_state import (
     ConfigUpdate,

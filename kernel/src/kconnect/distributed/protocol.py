@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from kconnect.errors import ConnectError
-from kconnect.herder.model import ConnectorTaskId
+from kconnect.model import ConnectorTaskId
 
 PROTOCOL_TYPE = "connect"
 """The group's protocol type, as Java workers and ``kafka-consumer-groups --describe`` show it."""

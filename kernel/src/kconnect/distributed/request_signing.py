@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kconnect.errors import ConnectError
-from kconnect.storage.config_records import SessionKey
+from kconnect.model import SessionKey
 from kconnect.worker_config import ConfigFileError
 
 KEY_GENERATION_ALGORITHM_CONFIG = "inter.worker.key.generation.algorithm"

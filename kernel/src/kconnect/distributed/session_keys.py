@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from kconnect.distributed.request_signing import InterWorkerKeyConfig, generate_session_key, needs_rotation
-from kconnect.storage.config_records import SessionKey
+from kconnect.model import SessionKey
 
 log = logging.getLogger(__name__)
 

@@ -12,72 +12,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from kconnect.herder.model import ConnectorTaskId, ConnectorType, State, TargetState
+from kconnect.model import (
+    ConnectorInfo,
+    ConnectorOffset,
+    ConnectorOffsets,
+    ConnectorStateInfo,
+    ConnectorTaskId,
+    RestartRequest,
+    SessionKey,
+    TargetState,
+    TaskInfo,
+    TaskStateInfo,
+)
 
-if TYPE_CHECKING:  # config_records imports this module (RestartRequest): import only for the types
+if TYPE_CHECKING:
     from kconnect.executor import Placement
     from kconnect.herder.loggers import Loggers
-    from kconnect.storage.config_records import SessionKey
-
-
-@dataclass(frozen=True)
-class ConnectorInfo:
-    """A connector's name, config, task ids and type (`GET /connectors/{name}`)."""
-
-    name: str
-    config: Mapping[str, str]
-    tasks: Sequence[ConnectorTaskId]
-    type: ConnectorType
-
-
-@dataclass(frozen=True)
-class TaskInfo:
-    """One task's id and config (`GET /connectors/{name}/tasks`)."""
-
-    id: ConnectorTaskId
-    config: Mapping[str, str]
-
-
-@dataclass(frozen=True)
-class StateInfo:
-    """Observed state of a connector or a task; `trace` only when FAILED."""
-
-    state: State
-    worker_id: str
-    trace: str | None = None
-    version: str | None = None
-
-
-@dataclass(frozen=True)
-class TaskStateInfo(StateInfo):
-    """A task's observed state with its task number."""
-
-    id: int = 0
-
-
-@dataclass(frozen=True)
-class ConnectorStateInfo:
-    """`GET /connectors/{name}/status`: the connector's state and its tasks' states (sorted by id)."""
-
-    name: str
-    connector: StateInfo
-    tasks: Sequence[TaskStateInfo]
-    type: ConnectorType
-
-
-@dataclass(frozen=True)
-class ConnectorOffset:
-    """One source partition's (or sink topic-partition's) offset."""
-
-    partition: Mapping[str, Any]
-    offset: Mapping[str, Any] | None
-
-
-@dataclass(frozen=True)
-class ConnectorOffsets:
-    """`GET /connectors/{name}/offsets`."""
-
-    offsets: Sequence[ConnectorOffset]
 
 
 @dataclass(frozen=True)
@@ -94,15 +44,6 @@ class WorkerHealth:
 
     status: str
     message: str
-
-
-@dataclass(frozen=True)
-class RestartRequest:
-    """KIP-745 restart options."""
-
-    connector: str
-    only_failed: bool = False
-    include_tasks: bool = False
 
 
 @dataclass

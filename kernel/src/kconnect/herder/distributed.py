@@ -45,25 +45,25 @@ from kconnect.errors import AlreadyExistsError, NotFoundError, NotLeaderError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
-from kconnect.herder.api import (
-    ConnectorInfo,
-    ConnectorOffset,
-    ConnectorStateInfo,
-    LeaderRequests,
-    PutResult,
-    RestartRequest,
-    StateInfo,
-    TaskStateInfo,
-)
+from kconnect.herder.api import LeaderRequests, PutResult
 from kconnect.herder.front_door import HerderFrontDoor, merged
-from kconnect.herder.model import ConnectorTaskId, TargetState
 from kconnect.herder.offsets import AiokafkaAdmin
 from kconnect.herder.state import HerderState, Owned, restart_plan
 from kconnect.herder.task_config_route import LeaderRoutedConfigStore
+from kconnect.model import (
+    ConnectorInfo,
+    ConnectorOffset,
+    ConnectorStateInfo,
+    ConnectorTaskId,
+    RestartRequest,
+    SessionKey,
+    StateInfo,
+    TargetState,
+    TaskStateInfo,
+)
 from kconnect.plugin_host import PluginHost
 from kconnect.runtime.kafka_clients import connection_kwargs
 from kconnect.storage import KafkaConfigBackingStore, KafkaOffsetBackingStore, KafkaStatusBackingStore
-from kconnect.storage.config_records import SessionKey
 from kconnect.storage.config_topic_state import ConfigUpdate
 from kconnect.worker_config import WorkerConfig
 

@@ -20,9 +20,9 @@ from typing import Any
 
 from kconnect.executor import Executor, TaskSpec
 from kconnect.herder import events as ev
-from kconnect.herder.api import StateInfo, TaskStateInfo
 from kconnect.herder.connectors import TASK_CLASS_CONFIG, ConnectorInstances
 from kconnect.herder.loggers import Loggers
+from kconnect.model import StateInfo, TaskStateInfo
 from kconnect.plugin_host import PluginHost, PluginType
 from kconnect.storage.base import ConfigBackingStore, StatusBackingStore
 from kconnect.worker_config import WorkerConfig

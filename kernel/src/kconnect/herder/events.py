@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from kconnect.herder.model import ConnectorTaskId, State, TargetState
+from kconnect.model import ConnectorTaskId, State, TargetState
 
 Config = Mapping[str, str]
 

@@ -20,17 +20,17 @@ from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
 from kconnect.herder import events as ev
 from kconnect.herder import views
-from kconnect.herder.api import ClusterView, ConnectorInfo, ConnectorOffsets, TaskInfo, WorkerHealth
+from kconnect.herder.api import ClusterView, WorkerHealth
 from kconnect.herder.connectors import ConnectorInstances, hiding_secrets
 from kconnect.herder.effects import EffectRunner
 from kconnect.herder.health import worker_health
 from kconnect.herder.listener import HerderTaskListener
 from kconnect.herder.loggers import Loggers
-from kconnect.herder.model import ConnectorType, TargetState
 from kconnect.herder.offsets import ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE, Owner
 from kconnect.herder.state import ConnectorRecord, HerderState
 from kconnect.herder.validation import NAME_CONFIG, ConnectorValidator
+from kconnect.model import ConnectorInfo, ConnectorOffsets, ConnectorType, TargetState, TaskInfo
 from kconnect.plugin_host import PluginHost
 from kconnect.runtime.kafka_clients import sink_group_id
 from kconnect.storage import ConfigBackingStore, OffsetBackingStore, StatusBackingStore

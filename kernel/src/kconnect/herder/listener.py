@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from kconnect.errors import RetriableError
 from kconnect.executor import SourceOffset, SourcePartition
 from kconnect.herder import events as ev
-from kconnect.herder.model import ConnectorTaskId
+from kconnect.model import ConnectorTaskId
 from kconnect.storage import OffsetBackingStore, StatusBackingStore, StoreError, StoreUnavailableError
 
 log = logging.getLogger(__name__)

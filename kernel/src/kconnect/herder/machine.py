@@ -29,9 +29,9 @@ from enum import Enum
 from typing import Any
 
 from kconnect.herder import events as ev
-from kconnect.herder.model import ConnectorTaskId, State, TargetState
 from kconnect.herder.state import Config, ConnectorRecord, HerderState, Owned, TaskRecord, restart_plan
 from kconnect.herder.tasks_max import failure_trace, too_many_tasks
+from kconnect.model import ConnectorTaskId, State, TargetState
 
 
 class _Act(Enum):

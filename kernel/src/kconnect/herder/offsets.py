@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from kconnect.errors import BadRequestError, ConnectError, RequestTimeoutError
-from kconnect.herder.api import ConnectorOffset, ConnectorOffsets
 from kconnect.herder.connectors import in_thread
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE
+from kconnect.model import ConnectorOffset, ConnectorOffsets
 from kconnect.runtime.kafka_clients import admin_kwargs, consumer_kwargs, sink_group_id
 from kconnect.storage.base import OffsetBackingStore, partition_key
 from kconnect.worker_config import WorkerConfig

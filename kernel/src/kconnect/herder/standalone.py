@@ -20,18 +20,19 @@ from kconnect.errors import AlreadyExistsError, NotFoundError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
-from kconnect.herder.api import (
+from kconnect.herder.api import PutResult
+from kconnect.herder.front_door import HerderFrontDoor, merged
+from kconnect.herder.offsets import AiokafkaAdmin
+from kconnect.herder.state import restart_plan
+from kconnect.model import (
     ConnectorInfo,
     ConnectorOffset,
     ConnectorStateInfo,
-    PutResult,
+    ConnectorTaskId,
     RestartRequest,
+    TargetState,
     TaskStateInfo,
 )
-from kconnect.herder.front_door import HerderFrontDoor, merged
-from kconnect.herder.model import ConnectorTaskId, TargetState
-from kconnect.herder.offsets import AiokafkaAdmin
-from kconnect.herder.state import restart_plan
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import (
     FileConfigBackingStore,

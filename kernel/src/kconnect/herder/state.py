@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from kconnect.herder.events import Observed
-from kconnect.herder.model import ConnectorTaskId, State, TargetState
+from kconnect.model import ConnectorTaskId, State, TargetState
 
 Config = Mapping[str, str]
 

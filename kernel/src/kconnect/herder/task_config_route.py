@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from kconnect.errors import ConnectError
 from kconnect.herder.api import LeaderRequests
-from kconnect.herder.model import TargetState
+from kconnect.model import TargetState
 from kconnect.storage.base import ClusterConfigState
 from kconnect.storage.kafka_configs import KafkaConfigBackingStore
 

@@ -39,7 +39,7 @@ from kconnect.config.topic_creation import enrich_topic_creation, uses_topic_cre
 from kconnect.config.unsupported_keys import source_key_errors
 from kconnect.config.unsupported_keys import with_errors as with_key_errors
 from kconnect.errors import BadRequestError, PluginError
-from kconnect.herder.model import ConnectorType
+from kconnect.model import ConnectorType
 from kconnect.plugin_host import PluginDesc, PluginHost, PluginType
 from kconnect.worker_config import topic_creation_enabled
 

@@ -6,11 +6,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kconnect.herder.api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
 from kconnect.herder.connectors import TASK_CLASS_CONFIG
 from kconnect.herder.events import Observed
-from kconnect.herder.model import ConnectorType, State
 from kconnect.herder.state import ConnectorRecord, RestartPlan
+from kconnect.model import (
+    ConnectorInfo,
+    ConnectorStateInfo,
+    ConnectorType,
+    State,
+    StateInfo,
+    TaskInfo,
+    TaskStateInfo,
+)
 
 
 @dataclass(frozen=True)

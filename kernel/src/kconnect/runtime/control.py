@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from kconnect.herder.model import TargetState
+from kconnect.model import TargetState
 
 
 class TaskControl(Protocol):

@@ -37,7 +37,7 @@ from typing import Any
 
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
-from kconnect.herder.model import TargetState
+from kconnect.model import TargetState
 from kconnect.plugin_host import PluginHost
 from kconnect.records import SourceRecord
 from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord, SendAbandoned

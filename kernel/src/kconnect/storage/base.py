@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kconnect.errors import ConnectError, RetriableError
-from kconnect.herder.api import StateInfo, TaskStateInfo
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, StateInfo, TargetState, TaskStateInfo
 
 SourcePartition = Mapping[str, Any]
 SourceOffset = Mapping[str, Any]

@@ -28,8 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kconnect.herder.api import RestartRequest
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
 from kconnect.storage.record_formats import RecordFormatError, json_bytes, parse_json, parse_task_id
 
 CONNECTOR_PREFIX = "connector-"
@@ -40,15 +39,6 @@ RESTART_PREFIX = "restart-connector-"
 SESSION_KEY_KEY = "session-key"
 TASK_COUNT_PREFIX = "tasks-fencing-"
 LOGGER_CLUSTER_PREFIX = "logger-cluster-"
-
-
-@dataclass(frozen=True)
-class SessionKey:
-    """The key workers sign internal REST requests with (KIP-507), distributed by the leader."""
-
-    key: bytes
-    algorithm: str
-    creation_timestamp_ms: int
 
 
 @dataclass(frozen=True)

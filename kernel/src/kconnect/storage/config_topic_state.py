@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kconnect.herder.api import RestartRequest
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
 from kconnect.storage.base import ClusterConfigState
 from kconnect.storage.config_records import (
     ConfigRecord,
@@ -26,7 +25,6 @@ from kconnect.storage.config_records import (
     IgnoredRecord,
     LoggerLevelRecord,
     RestartRecord,
-    SessionKey,
     SessionKeyRecord,
     TargetStateRecord,
     TaskCommitRecord,

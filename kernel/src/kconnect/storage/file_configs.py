@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from kconnect.herder.model import TargetState
+from kconnect.model import TargetState
 from kconnect.storage.atomic_file import read_json, write_json
 from kconnect.storage.base import ClusterConfigState, StoreError
 from kconnect.storage.memory import MemoryConfigBackingStore

@@ -19,11 +19,9 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kconnect.herder.api import RestartRequest
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
 from kconnect.storage.base import ClusterConfigState
 from kconnect.storage.config_records import (
-    SessionKey,
     commit_key,
     commit_value,
     config_value,

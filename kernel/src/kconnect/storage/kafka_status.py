@@ -20,8 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kconnect.herder.api import StateInfo, TaskStateInfo
-from kconnect.herder.model import ConnectorTaskId, State
+from kconnect.model import ConnectorTaskId, State, StateInfo, TaskStateInfo
 from kconnect.storage.kafka_log import KafkaBasedLog
 from kconnect.storage.record_formats import (
     CONNECTOR_STATUS_PREFIX,

@@ -8,8 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kconnect.herder.api import StateInfo, TaskStateInfo
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, StateInfo, TargetState, TaskStateInfo
 from kconnect.storage.base import ClusterConfigState, SourceOffset, SourcePartition, partition_key
 
 # connector -> partition key -> offset

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kconnect.data.values import java_double_repr
-from kconnect.herder.api import StateInfo, TaskStateInfo
-from kconnect.herder.model import ConnectorTaskId, State
+from kconnect.model import ConnectorTaskId, State, StateInfo, TaskStateInfo
 
 CONNECTOR_STATUS_PREFIX = "status-connector-"
 TASK_STATUS_PREFIX = "status-task-"

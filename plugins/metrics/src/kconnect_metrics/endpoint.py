@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Iterable
 
 from kconnect.errors import NotFoundError
-from kconnect.herder.api import ConnectorStateInfo
+from kconnect.model import ConnectorStateInfo
 from kconnect_rest.extensions import ClusterState
 from litestar import Response, get
 from litestar.config.app import AppConfig

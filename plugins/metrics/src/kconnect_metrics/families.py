@@ -15,8 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kconnect.executor import Placement
-from kconnect.herder.api import ConnectorStateInfo
-from kconnect.herder.model import ConnectorTaskId
+from kconnect.model import ConnectorStateInfo, ConnectorTaskId
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 PREFIX = "kafka_connect_"

@@ -38,7 +38,7 @@ from typing import Any
 
 from kconnect.config.configdef import ConfigDef
 from kconnect.executor import Placement, TaskHost, TaskListener, TaskSpec
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, TargetState
 from kconnect.worker_config import WorkerConfig
 
 from kconnect_spark.class_archive import archive_path, build_in_background, driver_java_options

@@ -30,7 +30,7 @@ from typing import Any
 
 from kconnect.errors import PluginError, RetriableError
 from kconnect.executor import TaskSpec
-from kconnect.herder.model import TargetState
+from kconnect.model import TargetState
 from kconnect.runtime.runner import run_task as run_loop
 
 from kconnect_spark.channel import (

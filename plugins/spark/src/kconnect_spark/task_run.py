@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kconnect.executor import TaskSpec
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, TargetState
 
 from kconnect_spark.channel import encode
 from kconnect_spark.host_run import HostRun

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 from kconnect.errors import NotFoundError
 from kconnect.herder.api import Herder
-from kconnect.herder.model import ConnectorTaskId
+from kconnect.model import ConnectorTaskId
 from litestar import Controller, Request, Response, delete, get, patch, post, put
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, PathParameter, QueryParameter

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from kconnect import model
 from kconnect.config.providers_view import hide_passwords, keep_hidden
 from kconnect.config.values import ConfigType
 from kconnect.errors import ConnectError, NotFoundError
-from kconnect.herder import api
 from kconnect.herder.api import Herder
 
 from kconnect_rest import wire
@@ -32,7 +32,7 @@ def password_keys(herder: Herder, config: Mapping[str, str | None]) -> frozenset
     return frozenset(key.name for key in keys if getattr(key, "type", None) == ConfigType.PASSWORD.value)
 
 
-def connector_info(herder: Herder, info: api.ConnectorInfo) -> wire.ConnectorInfo:
+def connector_info(herder: Herder, info: model.ConnectorInfo) -> wire.ConnectorInfo:
     """`info` on the wire, PASSWORD values hidden."""
     shown = wire.connector_info(info)
     shown.config = hide_passwords(shown.config, password_keys(herder, info.config))
@@ -44,7 +44,7 @@ def config(herder: Herder, stored: Mapping[str, str]) -> dict[str, str]:
     return hide_passwords(stored, password_keys(herder, stored))
 
 
-async def task_infos(herder: Herder, name: str, tasks: Sequence[api.TaskInfo]) -> list[wire.TaskInfo]:
+async def task_infos(herder: Herder, name: str, tasks: Sequence[model.TaskInfo]) -> list[wire.TaskInfo]:
     """The connector's tasks on the wire, the PASSWORD keys of the connector hidden in their configs."""
     if not tasks:
         return []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from kconnect.herder.api import RestartRequest
+from kconnect.model import RestartRequest
 from litestar import Controller, Response, post, put
 from litestar.openapi.datastructures import ResponseSpec
 

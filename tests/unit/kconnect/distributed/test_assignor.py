@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pytest
 from kconnect.distributed.assignor import AssignorState, ConfiguredWork, RoundResult, assign
 from kconnect.distributed.protocol import CONFIG_MISMATCH, Assignment, ConnectorsAndTasks, WorkerState
-from kconnect.herder.model import ConnectorTaskId as T
+from kconnect.model import ConnectorTaskId as T
 from kconnect.storage.base import ClusterConfigState
 
 MAX_DELAY = 300_000

@@ -5,13 +5,11 @@ from __future__ import annotations
 import pytest
 from kconnect.distributed.config_events import events_for, loaded_events, rebalance_reason, work_of
 from kconnect.herder import events as ev
-from kconnect.herder.api import RestartRequest
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
 from kconnect.storage.base import ClusterConfigState
 from kconnect.storage.config_records import (
     ConfigRecord,
     ConnectorConfigRecord,
-    SessionKey,
     TargetStateRecord,
     TaskCommitRecord,
     TaskConfigRecord,

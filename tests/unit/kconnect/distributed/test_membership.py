@@ -28,7 +28,7 @@ from kconnect.distributed.protocol import (
     WorkerState,
 )
 from kconnect.errors import IllegalWorkerStateError
-from kconnect.herder.model import ConnectorTaskId as T
+from kconnect.model import ConnectorTaskId as T
 from kconnect.worker_config import GroupConfig
 
 FIRST = ConnectorsAndTasks(("a",), (T("a", 0), T("a", 1)))

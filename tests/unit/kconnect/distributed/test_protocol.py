@@ -21,7 +21,7 @@ from kconnect.distributed.protocol import (
     encode_metadata,
     join_protocols,
 )
-from kconnect.herder.model import ConnectorTaskId as T
+from kconnect.model import ConnectorTaskId as T
 
 URL = "http://w1:8083"
 

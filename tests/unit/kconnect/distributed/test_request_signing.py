@@ -17,7 +17,7 @@ from kconnect.distributed.request_signing import (
     signature_matches,
     supported_algorithms,
 )
-from kconnect.storage.config_records import SessionKey
+from kconnect.model import SessionKey
 from kconnect.worker_config import ConfigFileError
 
 BODY = b'[{"task.class":"T","topic":"t"}]'

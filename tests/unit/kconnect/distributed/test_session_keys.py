@@ -7,7 +7,7 @@ import time
 
 from kconnect.distributed.request_signing import InterWorkerKeyConfig
 from kconnect.distributed.session_keys import SessionKeyKeeper
-from kconnect.storage.config_records import SessionKey
+from kconnect.model import SessionKey
 
 
 class Topic:

@@ -6,14 +6,12 @@ import base64
 import re
 
 import pytest
-from kconnect.herder.api import RestartRequest
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
 from kconnect.storage.config_records import (
     ConnectorConfigRecord,
     IgnoredRecord,
     LoggerLevelRecord,
     RestartRecord,
-    SessionKey,
     SessionKeyRecord,
     TargetStateRecord,
     TaskCommitRecord,

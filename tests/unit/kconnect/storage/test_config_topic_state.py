@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from kconnect.herder.api import RestartRequest
-from kconnect.herder.model import ConnectorTaskId, TargetState
+from kconnect.model import ConnectorTaskId, RestartRequest, TargetState
 from kconnect.storage.config_records import (
     ConfigRecord,
     ConnectorConfigRecord,

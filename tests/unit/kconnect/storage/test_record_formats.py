@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 from aiokafka.partitioner import DefaultPartitioner
-from kconnect.herder.api import StateInfo, TaskStateInfo
-from kconnect.herder.model import ConnectorTaskId, State
+from kconnect.model import ConnectorTaskId, State, StateInfo, TaskStateInfo
 from kconnect.storage.record_formats import (
     RecordFormatError,
     StatusRecord,

@@ -1,0 +1,131 @@
+"""The kernel's vocabulary, with Kafka's names: every layer speaks it, so it sits at the bottom.
+
+Ids and states (`ConnectorTaskId`, `TargetState`, `State`, `ConnectorType`), what the herder answers
+(`ConnectorInfo`, `TaskInfo`, `StateInfo`, `TaskStateInfo`, `ConnectorStateInfo`), offsets
+(`ConnectorOffset`, `ConnectorOffsets`), KIP-745's `RestartRequest` and KIP-507's `SessionKey`.
+Plain frozen values: this module imports nothing of kconnect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class ConnectorTaskId:
+    """One task of one connector: ``(connector, task)``, ordered by connector then task number."""
+
+    connector: str
+    task: int
+
+    def __str__(self) -> str:
+        return f"{self.connector}-{self.task}"
+
+
+class TargetState(str, Enum):
+    """What the user asked a connector to be (desired state, kept apart from observed state)."""
+
+    STARTED = "STARTED"
+    PAUSED = "PAUSED"
+    STOPPED = "STOPPED"
+
+
+class State(str, Enum):
+    """What a connector or task is observed to be (Kafka's AbstractStatus.State)."""
+
+    UNASSIGNED = "UNASSIGNED"
+    RUNNING = "RUNNING"
+    PAUSED = "PAUSED"
+    FAILED = "FAILED"
+    RESTARTING = "RESTARTING"
+    STOPPED = "STOPPED"
+    DESTROYED = "DESTROYED"
+
+
+class ConnectorType(str, Enum):
+    """A connector's direction as REST shows it."""
+
+    SOURCE = "source"
+    SINK = "sink"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class ConnectorInfo:
+    """A connector's name, config, task ids and type (`GET /connectors/{name}`)."""
+
+    name: str
+    config: Mapping[str, str]
+    tasks: Sequence[ConnectorTaskId]
+    type: ConnectorType
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """One task's id and config (`GET /connectors/{name}/tasks`)."""
+
+    id: ConnectorTaskId
+    config: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class StateInfo:
+    """Observed state of a connector or a task; `trace` only when FAILED."""
+
+    state: State
+    worker_id: str
+    trace: str | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskStateInfo(StateInfo):
+    """A task's observed state with its task number."""
+
+    id: int = 0
+
+
+@dataclass(frozen=True)
+class ConnectorStateInfo:
+    """`GET /connectors/{name}/status`: the connector's state and its tasks' states (sorted by id)."""
+
+    name: str
+    connector: StateInfo
+    tasks: Sequence[TaskStateInfo]
+    type: ConnectorType
+
+
+@dataclass(frozen=True)
+class ConnectorOffset:
+    """One source partition's (or sink topic-partition's) offset."""
+
+    partition: Mapping[str, Any]
+    offset: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class ConnectorOffsets:
+    """`GET /connectors/{name}/offsets`."""
+
+    offsets: Sequence[ConnectorOffset]
+
+
+@dataclass(frozen=True)
+class RestartRequest:
+    """KIP-745 restart options."""
+
+    connector: str
+    only_failed: bool = False
+    include_tasks: bool = False
+
+
+@dataclass(frozen=True)
+class SessionKey:
+    """The key workers sign internal REST requests with (KIP-507), distributed by the leader."""
+
+    key: bytes
+    algorithm: str
+    creation_timestamp_ms: int
