@@ -21,7 +21,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer
 from aiokafka.errors import KafkaError
 from kconnect.config.client_properties import ClientKind
-from kconnect.runtime.kafka_clients import client_kwargs
+from kconnect.kafka.clients import client_kwargs
 
 from tests.conftest import kafka_broker_script
 from tests.throwaway_ca import Certificate, CertificateAuthority, make_ca

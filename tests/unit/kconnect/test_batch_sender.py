@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from aiokafka.errors import RequestTimedOutError
 from aiokafka.partitioner import DefaultPartitioner
+from kconnect.kafka.clients import DeliveryPolicy
 from kconnect.runtime.batch_sender import (
     UNANSWERED_PER_PARTITION,
     BatchSender,
     OutgoingRecord,
     SendAbandoned,
 )
-from kconnect.runtime.kafka_clients import DeliveryPolicy
 
 from tests.unit.kconnect.loop_fakes import FakeProducer
 

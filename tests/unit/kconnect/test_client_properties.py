@@ -23,7 +23,7 @@ from kconnect.config.client_properties import (
     internal_client_props,
     worker_client_problems,
 )
-from kconnect.runtime.kafka_clients import (
+from kconnect.kafka.clients import (
     ClientConfigError,
     admin_kwargs,
     consumer_kwargs,

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 import pytest
 from kconnect.herder.offsets import AiokafkaAdmin, ConnectorOffsetsStore
+from kconnect.kafka.clients import sink_group_id
 from kconnect.model import ConnectorOffset
-from kconnect.runtime.kafka_clients import sink_group_id
 from kconnect.storage.memory import MemoryOffsetBackingStore
 from kconnect.worker_config import WorkerConfig
 

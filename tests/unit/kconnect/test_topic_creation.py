@@ -18,10 +18,10 @@ from kconnect.config import ConfigException
 from kconnect.config.topic_creation import TopicCreationSettings, topic_creation_groups, uses_topic_creation
 from kconnect.errors import BadRequestError, ConnectError
 from kconnect.herder.validation import ConnectorValidator
+from kconnect.kafka.clients import admin_kwargs
 from kconnect.plugin_host import PluginHost
 from kconnect.runtime import topic_creation as runtime
 from kconnect.runtime.batch_sender import SendAbandoned
-from kconnect.runtime.kafka_clients import admin_kwargs
 from kconnect.runtime.topic_creation import TopicCreation, TopicCreationGroup, find_first_group
 from kconnect.worker_config import ConfigFileError, WorkerConfig, topic_creation_enabled
 

@@ -8,7 +8,7 @@ import pytest
 from kconnect.config import unused_keys
 from kconnect.config.client_properties import PROPERTIES
 from kconnect.config.known_worker_keys import unknown_worker_keys
-from kconnect.runtime.kafka_clients import admin_kwargs, consumer_kwargs, producer_kwargs
+from kconnect.kafka.clients import admin_kwargs, consumer_kwargs, producer_kwargs
 from kconnect.worker_config import WorkerConfig
 
 WORKER = {"bootstrap.servers": "127.0.0.1:9", "offset.storage.file.filename": "/tmp/offsets"}

@@ -15,7 +15,7 @@ aiokafka's, so each property of Kafka's ``ProducerConfig``, ``ConsumerConfig`` a
 
 A key that is not a Kafka client property at all is refused too. `client_problems` gives the errors of
 a set of properties; the worker checks its own at start-up, the herder a connector's overrides at
-validation, and `kconnect.runtime.kafka_clients` turns checked properties into aiokafka arguments.
+validation, and `kconnect.kafka.clients` turns checked properties into aiokafka arguments.
 The table's types, importances and defaults are Kafka's (they show in the validate endpoint's answer);
 the notes are kconnect's.
 """

@@ -7,7 +7,7 @@ Two kinds, two calls:
   ``consumer.*``, ``admin.*`` and the top-level client keys; `Support.NO_OP` in
   `kconnect.config.client_properties`), and the keys no part of kconnect reads, in the words
   Kafka 4.3's clients use (``AbstractConfig.logUnused``: one INFO line listing them);
-* `log_override_keys`, called by `kconnect.runtime.kafka_clients` when a task builds a client: the
+* `log_override_keys`, called by `kconnect.kafka.clients` when a task builds a client: the
   connector's ``<client>.override.*`` keys without effect. Tasks run in Spark Python workers, whose
   log lines reach the worker's log as every task line does.
 

@@ -50,6 +50,7 @@ from kconnect.herder.front_door import HerderFrontDoor, merged
 from kconnect.herder.offsets import AiokafkaAdmin
 from kconnect.herder.state import HerderState, Owned, restart_plan
 from kconnect.herder.task_config_route import LeaderRoutedConfigStore
+from kconnect.kafka.clients import connection_kwargs
 from kconnect.model import (
     ConnectorInfo,
     ConnectorOffset,
@@ -62,7 +63,6 @@ from kconnect.model import (
     TaskStateInfo,
 )
 from kconnect.plugin_host import PluginHost
-from kconnect.runtime.kafka_clients import connection_kwargs
 from kconnect.storage import KafkaConfigBackingStore, KafkaOffsetBackingStore, KafkaStatusBackingStore
 from kconnect.storage.config_topic_state import ConfigUpdate
 from kconnect.worker_config import WorkerConfig

@@ -30,9 +30,9 @@ from kconnect.herder.offsets import ConnectorOffsetsStore, KafkaAdmin, not_stopp
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE, Owner
 from kconnect.herder.state import ConnectorRecord, HerderState
 from kconnect.herder.validation import NAME_CONFIG, ConnectorValidator
+from kconnect.kafka.clients import sink_group_id
 from kconnect.model import ConnectorInfo, ConnectorOffsets, ConnectorType, TargetState, TaskInfo
 from kconnect.plugin_host import PluginHost
-from kconnect.runtime.kafka_clients import sink_group_id
 from kconnect.storage import ConfigBackingStore, OffsetBackingStore, StatusBackingStore
 from kconnect.worker_config import WorkerConfig
 

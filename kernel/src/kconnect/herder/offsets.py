@@ -2,7 +2,7 @@
 
 Source offsets live in the worker's OffsetBackingStore under the connector's name; sink offsets
 are the committed offsets of the consumer group the sink's tasks join (``connect-<name>``, or
-what ``consumer.override.group.id`` names: `kconnect.runtime.kafka_clients.sink_group_id`),
+what ``consumer.override.group.id`` names: `kconnect.kafka.clients.sink_group_id`),
 reached through a `KafkaAdmin` (aiokafka in production, a fake in tests).
 """
 
@@ -18,8 +18,8 @@ from typing import Any, Protocol, TypeVar
 from kconnect.errors import BadRequestError, ConnectError, RequestTimeoutError
 from kconnect.herder.connectors import in_thread
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE
+from kconnect.kafka.clients import admin_kwargs, consumer_kwargs, sink_group_id
 from kconnect.model import ConnectorOffset, ConnectorOffsets
-from kconnect.runtime.kafka_clients import admin_kwargs, consumer_kwargs, sink_group_id
 from kconnect.storage.base import OffsetBackingStore, partition_key
 from kconnect.worker_config import WorkerConfig
 

@@ -19,7 +19,7 @@ time (the one aiokafka has in flight and the one it queues behind it). When the 
 answer, `send` waits for room instead of piling records up, so a source task stops polling during
 an outage, as Java's does when its producer's buffer is full, and resumes where it was. While it
 waits it logs how long the broker has been silent; the producer retries the batches until
-``delivery.timeout.ms`` (see `kafka_clients.DeliveryPolicy`), and a batch that fails is reported
+``delivery.timeout.ms`` (see `kconnect.kafka.clients.DeliveryPolicy`), and a batch that fails is reported
 as a `DeliveryError` saying which partition, how many records and how long it waited.
 """
 
@@ -37,7 +37,7 @@ from typing import Any
 from aiokafka.errors import KafkaTimeoutError
 from aiokafka.partitioner import DefaultPartitioner
 
-from kconnect.runtime.kafka_clients import DeliveryPolicy, ProducerClient, broker_unreachable
+from kconnect.kafka.clients import DeliveryPolicy, ProducerClient, broker_unreachable
 
 log = logging.getLogger(__name__)
 

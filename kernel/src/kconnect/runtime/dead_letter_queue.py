@@ -28,8 +28,8 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError, for_code
 
 from kconnect.errors import ConnectError
+from kconnect.kafka.clients import admin_kwargs, create_producer
 from kconnect.runtime.error_handling import Failure, error_class_name
-from kconnect.runtime.kafka_clients import admin_kwargs, create_producer
 
 log = logging.getLogger(__name__)
 

@@ -51,12 +51,7 @@ from aiokafka.structs import TopicPartition as KafkaTopicPartition
 from kconnect.config.connector_config import whole_topic_pattern
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
-from kconnect.plugin_host import PluginHost
-from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
-from kconnect.runtime.dead_letter_queue import DeadLetterQueue, DeadLetterQueueConfig
-from kconnect.runtime.errant_records import LoopErrantRecordReporter
-from kconnect.runtime.error_handling import ErrorHandler, ErrorReporter
-from kconnect.runtime.kafka_clients import (
+from kconnect.kafka.clients import (
     ConsumerClient,
     broker_unreachable,
     consumer_kwargs,
@@ -64,6 +59,11 @@ from kconnect.runtime.kafka_clients import (
     refresh_metadata,
     sink_group_id,
 )
+from kconnect.plugin_host import PluginHost
+from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
+from kconnect.runtime.dead_letter_queue import DeadLetterQueue, DeadLetterQueueConfig
+from kconnect.runtime.errant_records import LoopErrantRecordReporter
+from kconnect.runtime.error_handling import ErrorHandler, ErrorReporter
 from kconnect.runtime.sink_offsets import DeliveryBatch, SinkOffsets
 from kconnect.runtime.sink_records import SinkRecordBuilder
 from kconnect.runtime.task_context import LoopSinkTaskContext

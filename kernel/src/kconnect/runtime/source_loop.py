@@ -15,7 +15,7 @@ committed.
 Broker outages: the periodic commit does not wait for sends in flight (it stores what is
 acknowledged so far, as Kafka's does); a pause or the end of the loop waits for them at most
 ``offset.flush.timeout.ms``. While the broker does not answer, the producer retries (see
-`kafka_clients.DeliveryPolicy`), the loop stops polling and logs that it waits, and a stop request
+`kconnect.kafka.clients.DeliveryPolicy`), the loop stops polling and logs that it waits, and a stop request
 still ends the task: what Kafka never acknowledged is not committed and is sent again by the next
 run.
 
@@ -37,13 +37,13 @@ from typing import Any
 
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
+from kconnect.kafka.clients import ProducerClient, create_producer, delivery_policy
 from kconnect.model import TargetState
 from kconnect.plugin_host import PluginHost
 from kconnect.records import SourceRecord
 from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord, SendAbandoned
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
-from kconnect.runtime.kafka_clients import ProducerClient, create_producer, delivery_policy
 from kconnect.runtime.submitted_records import SubmittedRecords, partition_key
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
 from kconnect.runtime.task_metrics import MetricsReporter, TaskMetrics

@@ -44,8 +44,8 @@ from kconnect.config.topic_creation import (
     uses_topic_creation,
 )
 from kconnect.errors import ConnectError
+from kconnect.kafka.clients import admin_kwargs, broker_unreachable
 from kconnect.runtime.batch_sender import SendAbandoned
-from kconnect.runtime.kafka_clients import admin_kwargs, broker_unreachable
 from kconnect.worker_config import TOPIC_CREATION_ENABLE_CONFIG, topic_creation_enabled
 
 log = logging.getLogger(__name__)

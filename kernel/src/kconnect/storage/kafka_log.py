@@ -21,7 +21,7 @@ from aiokafka.errors import KafkaError
 from aiokafka.structs import TopicPartition
 
 from kconnect.config.client_properties import ClientKind
-from kconnect.runtime.kafka_clients import broker_unreachable, internal_kwargs
+from kconnect.kafka.clients import broker_unreachable, internal_kwargs
 from kconnect.storage.base import StoreError, StoreUnavailableError
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.errors import KafkaError, for_code
 
 from kconnect.errors import ConnectError
-from kconnect.runtime.kafka_clients import internal_kwargs
+from kconnect.kafka.clients import internal_kwargs
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from kconnect.runtime.kafka_clients import (
+from kconnect.kafka.clients import (
     CONNECT_DELIVERY_TIMEOUT_MS,
     DeliveryPolicy,
     create_producer,

@@ -1,0 +1,6 @@
+"""The kernel's edge to Kafka (layer 5): every client kconnect makes, and the one topic admin.
+
+`clients` turns Kafka's client property names into aiokafka arguments for the producers, consumers
+and admin clients of tasks and of the worker itself. The task loops (`kconnect.runtime`) and the
+stores (`kconnect.storage`) build their clients here and import nothing of each other.
+"""
