@@ -14,11 +14,12 @@ the common connector keys plus the plugin's own, with Kafka's error texts::
     config_def.validate({"batch.size": "0"})["batch.size"].errors
     # ['Invalid value 0 for configuration batch.size: Value must be at least 1']
 
-Modules: `values` (types, parsing, Kafka's texts), `configdef` (keys and the def), `rules` (a
-validation rule written once: schema fragment, check, message, rank) and `validators` (Kafka's
-validators as rules), `json_schema` (a def as JSON Schema), `validation` (the engine and the
-validate endpoint's entities), `connector_keys` (the framework's connector keys), `plugin_keys`
-(the keys of the plugins a connector config names) and `connector_config` (`build_config_infos`).
+Modules: `values` (types, parsing, Kafka's texts), `config_key` (a key and its validation outcome),
+`configdef` (the def), `rules` (a validation rule written once: schema fragment, check, message,
+rank) and `validators` (Kafka's validators as rules), `json_schema` (a def as JSON Schema),
+`validation` (the engine and the validate endpoint's entities), `connector_keys` (the framework's
+connector keys), `plugin_keys` (the keys of the plugins a connector config names) and
+`connector_config` (`build_config_infos`).
 """
 
 from .configdef import (

@@ -4,17 +4,21 @@ A `ConfigDef` lists `ConfigKey`s in definition order. `parse` turns a props map 
 connector configs arrive, or already-typed values) into typed values and raises `ConfigException`
 on the first problem; `validate` reports every problem per key, as Kafka's `ConfigDef.validateAll`
 does (the engine lives in `kconnect.config.validation`). Value types, parsing and Kafka's texts
-live in `kconnect.config.values`; validators in `kconnect.config.rules` and `validators`.
+live in `kconnect.config.values`; a key and its outcome in `kconnect.config.config_key`;
+validators in `kconnect.config.rules` and `validators`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from enum import Enum
+from dataclasses import replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
+from .config_key import ConfigKey, ConfigValue, Importance, Recommender, Width
+from .json_schema import config_def_json_schema
+from .rules import Validator
+from .validation import validate_all
 from .values import (
     HIDDEN,
     NO_DEFAULT,
@@ -28,9 +32,6 @@ from .values import (
     missing_required_message,
     parse_type,
 )
-
-if TYPE_CHECKING:
-    from .rules import Validator
 
 __all__ = [
     "HIDDEN",
@@ -51,77 +52,6 @@ __all__ = [
     "missing_required_message",
     "parse_type",
 ]
-
-
-class Importance(str, Enum):
-    """How likely a user is to need to change a key (Kafka's `ConfigDef.Importance`)."""
-
-    HIGH = "HIGH"
-    MEDIUM = "MEDIUM"
-    LOW = "LOW"
-
-
-class Width(str, Enum):
-    """How wide a UI should draw a key's input field (Kafka's `ConfigDef.Width`)."""
-
-    NONE = "NONE"
-    SHORT = "SHORT"
-    MEDIUM = "MEDIUM"
-    LONG = "LONG"
-
-
-class Recommender(Protocol):
-    """Gives a key's valid values and visibility from the other keys' parsed values (Kafka's Recommender).
-
-    Called by `ConfigDef.validate` after every key is parsed, for each key that has a recommender.
-    """
-
-    def valid_values(self, name: str, parsed_config: Mapping[str, object]) -> list[object]:
-        """The values `name` may take given the parsed config; shown as ``recommended_values``."""
-        ...
-
-    def visible(self, name: str, parsed_config: Mapping[str, object]) -> bool:
-        """Whether `name` matters given the parsed config; shown as ``visible``."""
-        ...
-
-
-@dataclass(frozen=True)
-class ConfigKey:
-    """One defined configuration key; `default` is already parsed to the key's type, or `NO_DEFAULT`."""
-
-    name: str
-    type: ConfigType
-    default: object
-    validator: Validator | None
-    importance: Importance
-    documentation: str
-    group: str | None = None
-    order_in_group: int = -1
-    width: Width = Width.NONE
-    display_name: str = ""
-    dependents: tuple[str, ...] = ()
-    recommender: Recommender | None = None
-    internal: bool = False
-
-    @property
-    def has_default(self) -> bool:
-        """False when the key is required (defined with `NO_DEFAULT`)."""
-        return self.default is not NO_DEFAULT
-
-
-@dataclass
-class ConfigValue:
-    """The validation outcome for one key (Kafka's `ConfigValue`): value, recommendations, errors."""
-
-    name: str
-    value: object = None
-    recommended_values: list[object] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    visible: bool = True
-
-    def add_error(self, message: str) -> None:
-        """Append one error text; a key may collect several."""
-        self.errors.append(message)
 
 
 def _as_enum(enum_type: type[Any], value: object) -> Any:
@@ -286,12 +216,8 @@ class ConfigDef:
         Called by the validate endpoint and before a connector is created or updated. See
         `kconnect.config.validation.validate_all` for the steps.
         """
-        from .validation import validate_all  # engine needs jsonschema; keep it lazy
-
         return validate_all(self, props)
 
     def json_schema(self) -> dict[str, Any]:
         """This def as a JSON Schema (draft 2020-12) document; see `kconnect.config.json_schema`."""
-        from .json_schema import config_def_json_schema
-
         return config_def_json_schema(self)

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .configdef import ConfigDef, ConfigKey, ConfigType, Password
+from .config_key import ConfigKey, DefinedKeys
+from .values import ConfigType, Password
 
 DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
 
@@ -73,7 +74,7 @@ def key_json_schema(key: ConfigKey) -> dict[str, Any]:
     return schema
 
 
-def config_def_json_schema(config_def: ConfigDef, *, title: str | None = None) -> dict[str, Any]:
+def config_def_json_schema(config_def: DefinedKeys, *, title: str | None = None) -> dict[str, Any]:
     """The whole def as one object schema, keys in definition order."""
     document: dict[str, Any] = {"$schema": DRAFT_2020_12}
     if title is not None:

@@ -31,17 +31,9 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 
-from .configdef import (
-    ConfigDef,
-    ConfigException,
-    ConfigKey,
-    ConfigType,
-    ConfigValue,
-    convert_to_string,
-    missing_required_message,
-    parse_type,
-)
+from .config_key import ConfigKey, ConfigValue, DefinedKeys
 from .json_schema import config_def_json_schema, json_value
+from .values import ConfigException, ConfigType, convert_to_string, missing_required_message, parse_type
 
 
 def _required_against_key(
@@ -60,7 +52,7 @@ KafkaConfigValidator: Any = validators.extend(
 FORMAT_CHECKER = FormatChecker(formats=("regex",))
 
 
-def _parse_order(config_def: ConfigDef) -> list[str]:
+def _parse_order(config_def: DefinedKeys) -> list[str]:
     keys = config_def.config_keys
     children = {dependent for key in keys.values() for dependent in key.dependents}
     order: list[str] = []
@@ -99,7 +91,7 @@ def _explain(key: ConfigKey, keyword: str, value: object, error: ValidationError
 
 
 def _checked_errors(
-    config_def: ConfigDef, order: list[str], parsed: Mapping[str, object], instance: dict[str, object]
+    config_def: DefinedKeys, order: list[str], parsed: Mapping[str, object], instance: dict[str, object]
 ) -> Iterator[tuple[str, _Failure]]:
     keys = config_def.config_keys
     schema = config_def_json_schema(config_def)
@@ -136,7 +128,7 @@ def _checked_errors(
             yield name, min(ranked[name], key=lambda failure: failure.rank)
 
 
-def validate_all(config_def: ConfigDef, props: Mapping[str, object]) -> dict[str, ConfigValue]:
+def validate_all(config_def: DefinedKeys, props: Mapping[str, object]) -> dict[str, ConfigValue]:
     """Kafka's `ConfigDef.validateAll`: one `ConfigValue` per key, every error of every key.
 
     Called through `ConfigDef.validate`. Results are in definition order, followed by names listed
