@@ -23,6 +23,12 @@ from __future__ import annotations
 import datetime
 import decimal
 
+from kconnect.data.connect_schema import (
+    DATE_LOGICAL_NAME,
+    DECIMAL_LOGICAL_NAME,
+    TIME_LOGICAL_NAME,
+    TIMESTAMP_LOGICAL_NAME,
+)
 from kconnect.data.schema import Schema, SchemaBuilder
 from kconnect.errors import DataError
 
@@ -39,7 +45,7 @@ def _check_name(schema: Schema, expected: str, what: str) -> None:
 class Decimal:
     """Arbitrary-precision decimals with a fixed scale, as BYTES of the unscaled value."""
 
-    LOGICAL_NAME = "org.apache.kafka.connect.data.Decimal"
+    LOGICAL_NAME = DECIMAL_LOGICAL_NAME
     SCALE_FIELD = "scale"
 
     @classmethod
@@ -100,7 +106,7 @@ def to_twos_complement(number: int) -> bytes:
 class Date:
     """A calendar date, as INT32 days since 1970-01-01."""
 
-    LOGICAL_NAME = "org.apache.kafka.connect.data.Date"
+    LOGICAL_NAME = DATE_LOGICAL_NAME
     SCHEMA: Schema
 
     @classmethod
@@ -134,7 +140,7 @@ class Date:
 class Time:
     """A time of day, as INT32 milliseconds since midnight (UTC)."""
 
-    LOGICAL_NAME = "org.apache.kafka.connect.data.Time"
+    LOGICAL_NAME = TIME_LOGICAL_NAME
     SCHEMA: Schema
 
     @classmethod
@@ -171,7 +177,7 @@ class Time:
 class Timestamp:
     """An instant, as INT64 milliseconds since the epoch."""
 
-    LOGICAL_NAME = "org.apache.kafka.connect.data.Timestamp"
+    LOGICAL_NAME = TIMESTAMP_LOGICAL_NAME
     SCHEMA: Schema
 
     @classmethod

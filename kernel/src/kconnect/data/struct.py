@@ -9,13 +9,10 @@ Time `datetime.time`, Timestamp `datetime.datetime`.
 
 from __future__ import annotations
 
-import datetime
-import decimal
 from collections.abc import Mapping
 from typing import Any
 
-from kconnect.data import logical
-from kconnect.data.schema import Field, Schema, Type
+from kconnect.data.connect_schema import LOGICAL_TYPE_CLASSES, Field, Schema, Type
 from kconnect.errors import DataError
 
 _INT_RANGES: dict[Type, tuple[int, int]] = {
@@ -39,13 +36,6 @@ _TYPE_CLASSES: dict[Type, tuple[type, ...]] = {
     Type.MAP: (Mapping,),
 }
 
-_LOGICAL_CLASSES: dict[str, tuple[type, ...]] = {
-    logical.Decimal.LOGICAL_NAME: (decimal.Decimal,),
-    logical.Date.LOGICAL_NAME: (datetime.date,),
-    logical.Time.LOGICAL_NAME: (datetime.time,),
-    logical.Timestamp.LOGICAL_NAME: (datetime.datetime,),
-}
-
 
 def validate_value(schema: Schema, value: Any, field_name: str | None = None) -> None:
     """Raise DataError unless `value` is a valid Python value of `schema`.
@@ -62,7 +52,7 @@ def _validate(schema: Schema, value: Any, location: str) -> None:
             raise DataError(f"Invalid value: null used for required {location}, schema type: {schema.type}")
         return
     kind = schema.type
-    expected = _LOGICAL_CLASSES.get(schema.name) if schema.name is not None else None
+    expected = LOGICAL_TYPE_CLASSES.get(schema.name) if schema.name is not None else None
     if expected is None:
         expected = _TYPE_CLASSES.get(kind, (Struct,))
     if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
