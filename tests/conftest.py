@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.throwaway_ca import KEY_PASSWORD, Certificate, CertificateAuthority, make_ca
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -78,6 +80,30 @@ def unique_topic(request: pytest.FixtureRequest) -> str:
     return f"{stem}-{uuid.uuid4().hex[:8]}"
 
 
+# --- TLS ---------------------------------------------------------------------------------------------------
+# One throwaway CA for the session (tests/throwaway_ca.py, made with the openssl command) and two
+# certificates it signed for 127.0.0.1 and localhost, each usable by a server and by a client.
+
+
+@pytest.fixture(scope="session")
+def ca(tmp_path_factory: pytest.TempPathFactory) -> CertificateAuthority:
+    """The session's CA: ``.certificate`` is the PEM trust store; ``.issue(name)`` signs another
+    certificate; ``.client_context()`` is a client's SSL context trusting it."""
+    return make_ca(tmp_path_factory.mktemp("ca"))
+
+
+@pytest.fixture(scope="session")
+def server_cert(ca: CertificateAuthority) -> Certificate:
+    """A certificate `ca` signed, its key not encrypted (``.keystore`` is Kafka's PEM key store)."""
+    return ca.issue("server")
+
+
+@pytest.fixture(scope="session")
+def client_cert(ca: CertificateAuthority) -> Certificate:
+    """A certificate `ca` signed, its key encrypted with `tests.throwaway_ca.KEY_PASSWORD`."""
+    return ca.issue("client", password=KEY_PASSWORD)
+
+
 # --- Schema registry ---------------------------------------------------------------------------------------
 # Apicurio Registry serving Confluent's API (tests/schema_registry_server.py), started on first use. Its
 # global compatibility is BACKWARD, Confluent's default. A test that stops or halts a session registry
@@ -105,22 +131,13 @@ def registry_compatibility(schema_registry: Any) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def schema_registry_ca(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """The throwaway CA (`tests.throwaway_ca.CertificateAuthority`) of `schema_registry_tls`; it can
-    issue client certificates too."""
-    from tests.throwaway_ca import make_ca
-
-    return make_ca(tmp_path_factory.mktemp("registry-ca"))
-
-
-@pytest.fixture(scope="session")
-def schema_registry_tls(schema_registry_ca: Any) -> Iterator[Any]:
-    """One Apicurio Registry over HTTPS for the session, its certificate issued by `schema_registry_ca`
+def schema_registry_tls(ca: CertificateAuthority) -> Iterator[Any]:
+    """One Apicurio Registry over HTTPS for the session, its certificate issued by `ca`
     for 127.0.0.1 and localhost: ``.url`` is ``https://...``, ``.tls.ca`` the CA's PEM file."""
     from tests.schema_registry_server import ApicurioRegistry, RegistryTls
 
-    server = schema_registry_ca.issue("registry")
-    tls = RegistryTls(key=server.key, certificate=server.certificate, ca=schema_registry_ca.certificate)
+    server = ca.issue("registry")
+    tls = RegistryTls(key=server.key, certificate=server.certificate, ca=ca.certificate)
     with ApicurioRegistry(tls=tls) as registry:
         registry.set_compatibility("BACKWARD")
         yield registry

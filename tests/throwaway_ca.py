@@ -3,6 +3,9 @@
 `make_ca` writes a CA and `CertificateAuthority.issue` signs certificates for ``127.0.0.1`` /
 ``localhost`` (server and client use), each also written as Kafka's PEM key store: one file with
 the private key (PKCS#8) and the certificate chain. Keys are EC P-256, so making them is quick.
+`pem_stores` gives the ``ssl.*`` keys that name them. Tests take the session's CA and its two
+certificates from the fixtures in ``tests/conftest.py`` (``ca``, ``server_cert``,
+``client_cert``) and call `make_ca` only for a second CA the first does not trust.
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+#: The password the session's client certificate key (the ``client_cert`` fixture) is encrypted with.
+KEY_PASSWORD = "key-secret"
 
 _LEAF_EXTENSIONS = """\
 basicConstraints = critical, CA:FALSE
@@ -113,3 +119,16 @@ def make_ca(directory: Path) -> CertificateAuthority:
         "-addext", "keyUsage=critical,keyCertSign,cRLSign",
     )  # fmt: skip
     return CertificateAuthority(directory)
+
+
+def pem_stores(
+    keystore: Certificate | None = None, truststore: CertificateAuthority | None = None, prefix: str = ""
+) -> dict[str, str]:
+    """Kafka's ``ssl.*`` keys for PEM store files, each under `prefix` (e.g. ``listeners.https.``):
+    `keystore`'s key and chain as the key store, `truststore`'s certificate as the trust store."""
+    keys: dict[str, str] = {}
+    if keystore is not None:
+        keys |= {"ssl.keystore.type": "PEM", "ssl.keystore.location": str(keystore.keystore)}
+    if truststore is not None:
+        keys |= {"ssl.truststore.type": "PEM", "ssl.truststore.location": str(truststore.certificate)}
+    return {prefix + key: value for key, value in keys.items()}

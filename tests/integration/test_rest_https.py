@@ -1,4 +1,4 @@
-"""The REST API over HTTPS on real worker processes, with a throwaway CA (``tests/throwaway_ca.py``).
+"""The REST API over HTTPS on real worker processes, with the session's throwaway CA (the ``ca`` fixture).
 
 * a standalone worker with an https listener (the worker's own ``ssl.*`` PEM keys, no
   ``listeners.https.*``) and an http one answers ``/`` and ``/connectors`` on both; a client that
@@ -24,35 +24,10 @@ import pytest
 
 from tests.integration.conftest import lines
 from tests.integration.test_distributed import group_props, read_lines, wait_healthy
-from tests.throwaway_ca import Certificate, CertificateAuthority, make_ca
+from tests.throwaway_ca import KEY_PASSWORD, Certificate, CertificateAuthority, pem_stores
 from tests.worker_process import WorkerProcess, free_port, stop_all, write_properties
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def ca(tmp_path_factory: pytest.TempPathFactory) -> CertificateAuthority:
-    return make_ca(tmp_path_factory.mktemp("ca"))
-
-
-@pytest.fixture(scope="module")
-def server_cert(ca: CertificateAuthority) -> Certificate:
-    return ca.issue("worker")
-
-
-@pytest.fixture(scope="module")
-def client_cert(ca: CertificateAuthority) -> Certificate:
-    return ca.issue("operator", password="op-secret")
-
-
-def pem_keys(prefix: str, ca: CertificateAuthority, cert: Certificate) -> dict[str, str]:
-    """PEM key and trust store keys under `prefix` (``listeners.https.`` or empty)."""
-    return {
-        f"{prefix}ssl.keystore.type": "PEM",
-        f"{prefix}ssl.keystore.location": str(cert.keystore),
-        f"{prefix}ssl.truststore.type": "PEM",
-        f"{prefix}ssl.truststore.location": str(ca.certificate),
-    }
 
 
 @pytest.fixture
@@ -66,7 +41,7 @@ def standalone_props(tmp_path: Path, kafka_bootstrap: str) -> dict[str, str]:
 def test_https_and_http_listeners_of_a_standalone_worker(
     tmp_path: Path, standalone_props: dict[str, str], ca: CertificateAuthority, server_cert: Certificate
 ) -> None:
-    props = standalone_props | pem_keys("", ca, server_cert)
+    props = standalone_props | pem_stores(server_cert, ca)
     worker = WorkerProcess(tmp_path, props, tls=ca.client_context())
     http_port = free_port()
     write_properties(worker.worker_file, props | {"listeners": f"{worker.url},http://127.0.0.1:{http_port}"})
@@ -89,9 +64,9 @@ def test_client_auth_required_serves_only_clients_with_a_certificate(
     server_cert: Certificate,
     client_cert: Certificate,
 ) -> None:
-    props = standalone_props | pem_keys("listeners.https.", ca, server_cert)
+    props = standalone_props | pem_stores(server_cert, ca, "listeners.https.")
     props["listeners.https.ssl.client.auth"] = "required"
-    worker = WorkerProcess(tmp_path, props, tls=ca.client_context(client_cert, password="op-secret")).start()
+    worker = WorkerProcess(tmp_path, props, tls=ca.client_context(client_cert, password=KEY_PASSWORD)).start()
     try:
         assert worker.get("/").status_code == 200
         assert worker.get("/connectors").json() == []
@@ -138,7 +113,7 @@ def https_cluster(
         kafka_bootstrap,
         "kconnect-https",
         **{"spark.master": "local[2]", "listeners.https.ssl.client.auth": "required"},
-        **pem_keys("listeners.https.", ca, server_cert),
+        **pem_stores(server_cert, ca, "listeners.https."),
     )
     context = ca.client_context(server_cert)
     workers = [WorkerProcess(tmp_path, props, mode="distributed", tls=context) for _ in range(2)]

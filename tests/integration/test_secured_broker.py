@@ -2,7 +2,7 @@
 
 One broker for the module (started here, not the session's), with three listeners: PLAINTEXT, a
 SASL_PLAINTEXT listener whose SCRAM-SHA-256/512 users were created when its storage was formatted,
-and an SSL listener requiring client certificates, its PEM stores from a throwaway CA the test makes.
+and an SSL listener requiring client certificates, its PEM stores from the session's throwaway CA.
 Workers are configured as Java workers are: top-level ``security.protocol`` / ``sasl.*`` / ``ssl.*``
 keys for the worker's own clients, ``producer.*`` / ``consumer.*`` copies for the tasks' clients, and
 per-connector ``*.override.*`` keys.
@@ -24,13 +24,12 @@ from kconnect.config.client_properties import ClientKind
 from kconnect.kafka.clients import client_kwargs
 
 from tests.conftest import kafka_broker_script
-from tests.throwaway_ca import Certificate, CertificateAuthority, make_ca
+from tests.throwaway_ca import KEY_PASSWORD, Certificate, CertificateAuthority, pem_stores
 from tests.worker_process import WorkerProcess, count_lines
 
 pytestmark = pytest.mark.integration
 
 USER, PASSWORD = "connect", "connect-secret"
-KEY_PASSWORD = "key-secret"
 SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 SCRAM_JAAS = f'{SCRAM_MODULE} required username="{USER}" password="{PASSWORD}";'
 
@@ -61,10 +60,7 @@ class SecuredBroker:
         """Kafka client properties for the SSL listener, PEM stores as files."""
         return {
             "security.protocol": "SSL",
-            "ssl.truststore.type": "PEM",
-            "ssl.truststore.location": str(self.ca.certificate),
-            "ssl.keystore.type": "PEM",
-            "ssl.keystore.location": str(self.client.keystore),
+            **pem_stores(self.client, self.ca),
             "ssl.key.password": KEY_PASSWORD,
         }
 
@@ -83,14 +79,13 @@ class SecuredBroker:
 
 
 @pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredBroker]:
+def secured(
+    ca: CertificateAuthority, server_cert: Certificate, client_cert: Certificate
+) -> Iterator[SecuredBroker]:
     """A broker with a SCRAM listener and an SSL listener (client certificates required)."""
-    ca = make_ca(tmp_path_factory.mktemp("ca"))
-    server = ca.issue("broker")
-    client = ca.issue("client", password=KEY_PASSWORD)
-    tls = kafka_broker_script.BrokerTls(keystore=server.keystore, truststore=ca.certificate)
+    tls = kafka_broker_script.BrokerTls(keystore=server_cert.keystore, truststore=ca.certificate)
     with kafka_broker_script.KafkaBroker(scram_users={USER: PASSWORD}, tls=tls) as broker:
-        yield SecuredBroker(broker, ca, client)
+        yield SecuredBroker(broker, ca, client_cert)
 
 
 def _prefixed(prefix: str, props: dict[str, str]) -> dict[str, str]:

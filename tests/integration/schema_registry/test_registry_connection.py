@@ -18,6 +18,8 @@ from kconnect.data.struct import Struct
 from kconnect.errors import DataError, RetriableError
 from kconnect_schema_registry.avro.converter import AvroConverter
 
+from tests.throwaway_ca import CertificateAuthority
+
 pytestmark = pytest.mark.integration
 
 SCHEMA = SchemaBuilder.struct().name("conn.Check").field("n", SchemaBuilder.int32().build()).build()
@@ -71,12 +73,12 @@ def test_https_without_trusting_the_registry_ca_is_a_data_error_naming_the_certi
 
 
 def test_client_key_stores_load_from_a_pem_file_and_inline_with_an_encrypted_key(
-    schema_registry_tls: Any, schema_registry_ca: Any
+    schema_registry_tls: Any, ca: CertificateAuthority
 ) -> None:
     """The client's key and chain are loaded and offered in the handshake (Apicurio's build cannot
     require client certificates, so this shows they load and do not break the connection)."""
-    plain = schema_registry_ca.issue("converter-client")
-    encrypted = schema_registry_ca.issue("converter-client-encrypted", password="key-pw")
+    plain = ca.issue("converter-client")
+    encrypted = ca.issue("converter-client-encrypted", password="key-pw")
     trust = {
         "schema.registry.url": schema_registry_tls.url,
         "schema.registry.ssl.truststore.location": str(schema_registry_tls.tls.ca),

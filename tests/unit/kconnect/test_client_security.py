@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ssl
-from pathlib import Path
 
 import pytest
 from kconnect.security import (
@@ -16,7 +15,7 @@ from kconnect.security import (
     ssl_context,
 )
 
-from tests.throwaway_ca import make_ca
+from tests.throwaway_ca import KEY_PASSWORD, Certificate, CertificateAuthority
 
 PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
@@ -147,16 +146,14 @@ def test_one_line_pem_gets_its_line_breaks_back() -> None:
     )
 
 
-def test_pem_stores_make_an_ssl_context(tmp_path: Path) -> None:
-    ca = make_ca(tmp_path / "ca")
-    client = ca.issue("client", password="key-secret")
+def test_pem_stores_make_an_ssl_context(ca: CertificateAuthority, client_cert: Certificate) -> None:
     from_files = ssl_context(
         {
             "ssl.truststore.type": "PEM",
             "ssl.truststore.location": str(ca.certificate),
             "ssl.keystore.type": "PEM",
-            "ssl.keystore.location": str(client.keystore),
-            "ssl.key.password": "key-secret",
+            "ssl.keystore.location": str(client_cert.keystore),
+            "ssl.key.password": KEY_PASSWORD,
         }
     )
     assert from_files.verify_mode is ssl.CERT_REQUIRED and from_files.check_hostname
@@ -168,9 +165,9 @@ def test_pem_stores_make_an_ssl_context(tmp_path: Path) -> None:
             "ssl.truststore.type": "PEM",
             "ssl.truststore.certificates": ca.certificate_text.replace("\n", ""),
             "ssl.keystore.type": "PEM",
-            "ssl.keystore.certificate.chain": client.chain_text,
-            "ssl.keystore.key": client.key_text,
-            "ssl.key.password": "key-secret",
+            "ssl.keystore.certificate.chain": client_cert.chain_text,
+            "ssl.keystore.key": client_cert.key_text,
+            "ssl.key.password": KEY_PASSWORD,
             "ssl.endpoint.identification.algorithm": "",
             "ssl.enabled.protocols": "TLSv1.3",
         }
@@ -181,7 +178,7 @@ def test_pem_stores_make_an_ssl_context(tmp_path: Path) -> None:
         ssl_context(
             {
                 "ssl.keystore.type": "PEM",
-                "ssl.keystore.location": str(client.keystore),
+                "ssl.keystore.location": str(client_cert.keystore),
                 "ssl.key.password": "no",
             }
         )

@@ -11,35 +11,17 @@ from kconnect.worker_config import WorkerConfig
 from kconnect_rest import RestServer, create_app
 
 from tests.fake_herder import FakeHerder
-from tests.throwaway_ca import Certificate, CertificateAuthority, make_ca
+from tests.throwaway_ca import KEY_PASSWORD, Certificate, CertificateAuthority, make_ca, pem_stores
 from tests.unit.kconnect_rest.leader_fakes import FollowerHerder
 
 CONFIG = {"connector.class": "FileStreamSinkConnector", "tasks.max": "1", "topics": "t", "file": "f"}
-
-
-@pytest.fixture(scope="module")
-def ca(tmp_path_factory: pytest.TempPathFactory) -> CertificateAuthority:
-    return make_ca(tmp_path_factory.mktemp("ca"))
-
-
-@pytest.fixture(scope="module")
-def server_cert(ca: CertificateAuthority) -> Certificate:
-    return ca.issue("server")
-
-
-@pytest.fixture(scope="module")
-def client_cert(ca: CertificateAuthority) -> Certificate:
-    return ca.issue("client")
 
 
 def tls_props(ca: CertificateAuthority, cert: Certificate, listeners: str, **extra: str) -> dict[str, str]:
     """A worker's listeners with PEM keys under ``listeners.https.``."""
     return {
         "listeners": listeners,
-        "listeners.https.ssl.keystore.type": "PEM",
-        "listeners.https.ssl.keystore.location": str(cert.keystore),
-        "listeners.https.ssl.truststore.type": "PEM",
-        "listeners.https.ssl.truststore.location": str(ca.certificate),
+        **pem_stores(cert, ca, "listeners.https."),
         **{f"listeners.https.{k}": v for k, v in extra.items()},
     }
 
@@ -92,7 +74,7 @@ async def test_client_auth_required_refuses_a_client_without_a_certificate(
         async with httpx.AsyncClient(verify=ca.client_context()) as anonymous:
             with pytest.raises(httpx.HTTPError):
                 await anonymous.get(server.url + "/")
-        async with httpx.AsyncClient(verify=ca.client_context(client_cert)) as known:
+        async with httpx.AsyncClient(verify=ca.client_context(client_cert, password=KEY_PASSWORD)) as known:
             assert (await known.get(server.url + "/")).status_code == 200
     finally:
         await server.stop()
@@ -116,10 +98,11 @@ async def test_a_follower_forwards_a_write_to_an_https_leader_over_mutual_tls(
     required = {"ssl.client.auth": "required"}
     leader = await started(tls_props(ca, server_cert, "https://127.0.0.1:0", **required))
     # The follower presents its own key store to the leader, as Kafka's RestClient does.
-    follower_props = tls_props(ca, client_cert, "https://127.0.0.1:0", **required)
+    key_password = {"ssl.key.password": KEY_PASSWORD}
+    follower_props = tls_props(ca, client_cert, "https://127.0.0.1:0", **required, **key_password)
     follower = await started(follower_props, FollowerHerder(leader.url + "/"))
     try:
-        async with httpx.AsyncClient(verify=ca.client_context(client_cert)) as client:
+        async with httpx.AsyncClient(verify=ca.client_context(client_cert, password=KEY_PASSWORD)) as client:
             created = await client.post(follower.url + "/connectors", json={"name": "a", "config": CONFIG})
             assert created.status_code == 201, created.text
             assert created.headers["location"] == f"{follower.url}/connectors/a"

@@ -10,36 +10,14 @@ import pytest
 from kconnect.worker_config import ConfigFileError, RestListener, WorkerConfig
 from kconnect_rest.tls import RestTlsSettings, check, client_verify
 
-from tests.throwaway_ca import Certificate, CertificateAuthority, make_ca
+from tests.throwaway_ca import KEY_PASSWORD, Certificate, CertificateAuthority, pem_stores
 
 SOURCE = "w.properties"
-
-
-@pytest.fixture(scope="module")
-def ca(tmp_path_factory: pytest.TempPathFactory) -> CertificateAuthority:
-    return make_ca(tmp_path_factory.mktemp("ca"))
-
-
-@pytest.fixture(scope="module")
-def server(ca: CertificateAuthority) -> Certificate:
-    return ca.issue("server")
-
-
-@pytest.fixture(scope="module")
-def encrypted(ca: CertificateAuthority) -> Certificate:
-    return ca.issue("encrypted", password="key-secret")
 
 
 def https(**keys: str) -> dict[str, str]:
     """Worker properties with one https listener and `keys` under ``listeners.https.``."""
     return {"listeners": "https://127.0.0.1:0", **{f"listeners.https.{k}": v for k, v in keys.items()}}
-
-
-def pem_keystore(cert: Certificate, ca: CertificateAuthority | None = None) -> dict[str, str]:
-    keys = {"ssl.keystore.type": "PEM", "ssl.keystore.location": str(cert.keystore)}
-    if ca is not None:
-        keys |= {"ssl.truststore.type": "PEM", "ssl.truststore.location": str(ca.certificate)}
-    return keys
 
 
 def settings(props: dict[str, str]) -> RestTlsSettings:
@@ -124,8 +102,8 @@ def test_an_http_only_worker_builds_no_ssl_context_even_with_ssl_keys_for_kafka(
 # --- key stores ---------------------------------------------------------------------------------------------
 
 
-def test_a_pem_keystore_file_with_key_and_chain(server: Certificate) -> None:
-    context = settings(https(**pem_keystore(server))).server_context()
+def test_a_pem_keystore_file_with_key_and_chain(server_cert: Certificate) -> None:
+    context = settings(https(**pem_stores(server_cert))).server_context()
     assert context.verify_mode == ssl.CERT_NONE
     assert (context.minimum_version, context.maximum_version) == (
         ssl.TLSVersion.TLSv1_2,
@@ -133,39 +111,39 @@ def test_a_pem_keystore_file_with_key_and_chain(server: Certificate) -> None:
     )
 
 
-def test_the_workers_ssl_keys_serve_when_no_key_is_prefixed(server: Certificate) -> None:
-    props = {"listeners": "https://127.0.0.1:0", **pem_keystore(server)}
+def test_the_workers_ssl_keys_serve_when_no_key_is_prefixed(server_cert: Certificate) -> None:
+    props = {"listeners": "https://127.0.0.1:0", **pem_stores(server_cert)}
     settings(props).server_context()
 
 
-def test_an_inline_key_and_chain(server: Certificate) -> None:
-    keys = {"ssl.keystore.type": "PEM", "ssl.keystore.key": server.key_text}
-    settings(https(**keys, **{"ssl.keystore.certificate.chain": server.chain_text})).server_context()
+def test_an_inline_key_and_chain(server_cert: Certificate) -> None:
+    keys = {"ssl.keystore.type": "PEM", "ssl.keystore.key": server_cert.key_text}
+    settings(https(**keys, **{"ssl.keystore.certificate.chain": server_cert.chain_text})).server_context()
 
 
-def test_inline_pem_on_one_line_as_a_continued_properties_value_gives_it(server: Certificate) -> None:
+def test_inline_pem_on_one_line_as_a_continued_properties_value_gives_it(server_cert: Certificate) -> None:
     def one_line(text: str) -> str:
         return " ".join(line.strip() for line in text.splitlines())
 
     keys = {
         "ssl.keystore.type": "PEM",
-        "ssl.keystore.key": one_line(server.key_text),
-        "ssl.keystore.certificate.chain": one_line(server.chain_text),
+        "ssl.keystore.key": one_line(server_cert.key_text),
+        "ssl.keystore.certificate.chain": one_line(server_cert.chain_text),
     }
     settings(https(**keys)).server_context()
 
 
-def test_an_encrypted_key_takes_ssl_key_password(encrypted: Certificate) -> None:
-    keys = pem_keystore(encrypted)
-    settings(https(**keys, **{"ssl.key.password": "key-secret"})).server_context()
+def test_an_encrypted_key_takes_ssl_key_password(client_cert: Certificate) -> None:
+    keys = pem_stores(client_cert)
+    settings(https(**keys, **{"ssl.key.password": KEY_PASSWORD})).server_context()
     assert server_error(https(**keys)) == (
         f"w.properties: listeners.https.ssl.keystore.location: Failed to load PEM SSL keystore "
-        f"{encrypted.keystore}: the private key is encrypted; set listeners.https.ssl.key.password"
+        f"{client_cert.keystore}: the private key is encrypted; set listeners.https.ssl.key.password"
     )
     wrong = server_error(https(**keys, **{"ssl.key.password": "nope"}))
     assert wrong.startswith(
         "w.properties: listeners.https.ssl.keystore.location: "
-        f"Failed to load PEM SSL keystore {encrypted.keystore}"
+        f"Failed to load PEM SSL keystore {client_cert.keystore}"
     )
     assert "a wrong listeners.https.ssl.key.password" in wrong
 
@@ -174,9 +152,9 @@ def test_an_encrypted_key_takes_ssl_key_password(encrypted: Certificate) -> None
     ("keystore_type", "shown"), [(None, "JKS (Kafka's default)"), ("PKCS12", "PKCS12"), ("JKS", "JKS")]
 )
 def test_a_keystore_that_is_not_pem_is_refused_naming_the_key(
-    server: Certificate, keystore_type: str | None, shown: str
+    server_cert: Certificate, keystore_type: str | None, shown: str
 ) -> None:
-    keys = {"ssl.keystore.location": str(server.keystore)}
+    keys = {"ssl.keystore.location": str(server_cert.keystore)}
     if keystore_type is not None:
         keys["ssl.keystore.type"] = keystore_type
     assert server_error(https(**keys)) == (
@@ -211,17 +189,23 @@ def test_a_keystore_that_is_not_pem_is_refused_naming_the_key(
         ),
     ],
 )
-def test_kafkas_pem_keystore_rules(server: Certificate, extra: dict[str, str], key: str, reason: str) -> None:
+def test_kafkas_pem_keystore_rules(
+    server_cert: Certificate, extra: dict[str, str], key: str, reason: str
+) -> None:
     assert (
-        server_error(https(**pem_keystore(server), **extra))
+        server_error(https(**pem_stores(server_cert), **extra))
         == f"w.properties: listeners.https.{key}: {reason}"
     )
 
 
-def test_a_keystore_file_without_a_key_or_certificate(ca: CertificateAuthority, server: Certificate) -> None:
+def test_a_keystore_file_without_a_key_or_certificate(
+    ca: CertificateAuthority, server_cert: Certificate
+) -> None:
     no_key = server_error(https(**{"ssl.keystore.type": "PEM", "ssl.keystore.location": str(ca.certificate)}))
     assert no_key.endswith("expected one PEM private key, but found none")
-    no_cert = server_error(https(**{"ssl.keystore.type": "PEM", "ssl.keystore.location": str(server.key)}))
+    no_cert = server_error(
+        https(**{"ssl.keystore.type": "PEM", "ssl.keystore.location": str(server_cert.key)})
+    )
     assert no_cert.endswith("At least one certificate expected, but none found")
 
 
@@ -242,13 +226,13 @@ def test_an_https_listener_needs_a_keystore() -> None:
 
 
 def test_a_key_that_is_not_the_certificates_is_refused(
-    ca: CertificateAuthority, server: Certificate, encrypted: Certificate
+    ca: CertificateAuthority, server_cert: Certificate
 ) -> None:
     other = ca.issue("other")
     keys = {
         "ssl.keystore.type": "PEM",
         "ssl.keystore.key": other.key_text,
-        "ssl.keystore.certificate.chain": server.chain_text,
+        "ssl.keystore.certificate.chain": server_cert.chain_text,
     }
     message = server_error(https(**keys))
     assert message.startswith(
@@ -264,26 +248,26 @@ def test_a_key_that_is_not_the_certificates_is_refused(
     ("value", "mode"), [("required", ssl.CERT_REQUIRED), ("requested", ssl.CERT_OPTIONAL)]
 )
 def test_client_auth_verifies_clients_with_the_truststore(
-    ca: CertificateAuthority, server: Certificate, value: str, mode: ssl.VerifyMode
+    ca: CertificateAuthority, server_cert: Certificate, value: str, mode: ssl.VerifyMode
 ) -> None:
-    context = settings(https(**pem_keystore(server, ca), **{"ssl.client.auth": value})).server_context()
+    context = settings(https(**pem_stores(server_cert, ca), **{"ssl.client.auth": value})).server_context()
     assert context.verify_mode == mode
     assert [c["subject"] for c in context.get_ca_certs()] == [
         ((("commonName", "kconnect throwaway test CA"),),)
     ]
 
 
-def test_inline_trusted_certificates(ca: CertificateAuthority, server: Certificate) -> None:
+def test_inline_trusted_certificates(ca: CertificateAuthority, server_cert: Certificate) -> None:
     keys = {
-        **pem_keystore(server),
+        **pem_stores(server_cert),
         "ssl.truststore.type": "PEM",
         "ssl.truststore.certificates": ca.certificate_text,
     }
     assert len(settings(https(**keys)).client_context().get_ca_certs()) == 1
 
 
-def test_an_invalid_client_auth_has_kafkas_text(server: Certificate) -> None:
-    assert server_error(https(**pem_keystore(server), **{"ssl.client.auth": "always"})) == (
+def test_an_invalid_client_auth_has_kafkas_text(server_cert: Certificate) -> None:
+    assert server_error(https(**pem_stores(server_cert), **{"ssl.client.auth": "always"})) == (
         "w.properties: listeners.https.ssl.client.auth: Invalid value always for configuration "
         "ssl.client.auth: String must be one of: required, requested, none"
     )
@@ -306,14 +290,18 @@ def test_an_invalid_client_auth_has_kafkas_text(server: Certificate) -> None:
     ],
 )
 def test_kafkas_pem_truststore_rules(
-    ca: CertificateAuthority, server: Certificate, extra: dict[str, str], key: str, reason: str
+    ca: CertificateAuthority, server_cert: Certificate, extra: dict[str, str], key: str, reason: str
 ) -> None:
-    message = server_error(https(**{**pem_keystore(server, ca), **extra}))
+    message = server_error(https(**{**pem_stores(server_cert, ca), **extra}))
     assert message.startswith(f"w.properties: listeners.https.{key}: {reason}")
 
 
-def test_a_truststore_without_certificates_is_refused(server: Certificate) -> None:
-    keys = {**pem_keystore(server), "ssl.truststore.type": "PEM", "ssl.truststore.location": str(server.key)}
+def test_a_truststore_without_certificates_is_refused(server_cert: Certificate) -> None:
+    keys = {
+        **pem_stores(server_cert),
+        "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": str(server_cert.key),
+    }
     assert server_error(https(**keys)).endswith("At least one certificate expected, but none found")
 
 
@@ -332,9 +320,9 @@ def test_a_truststore_without_certificates_is_refused(server: Certificate) -> No
     ],
 )
 def test_protocol_versions(
-    server: Certificate, keys: dict[str, str], versions: tuple[ssl.TLSVersion, ...]
+    server_cert: Certificate, keys: dict[str, str], versions: tuple[ssl.TLSVersion, ...]
 ) -> None:
-    context = settings(https(**pem_keystore(server), **keys)).server_context()
+    context = settings(https(**pem_stores(server_cert), **keys)).server_context()
     assert (context.minimum_version, context.maximum_version) == versions
 
 
@@ -374,32 +362,34 @@ def test_protocol_versions(
     ],
 )
 def test_keys_python_cannot_honour_are_errors(
-    server: Certificate, keys: dict[str, str], key: str, reason: str
+    server_cert: Certificate, keys: dict[str, str], key: str, reason: str
 ) -> None:
-    assert server_error(https(**pem_keystore(server), **keys)).startswith(
+    assert server_error(https(**pem_stores(server_cert), **keys)).startswith(
         f"w.properties: listeners.https.{key}: {reason}"
     )
 
 
 def test_java_security_class_keys_are_logged_as_without_effect(
-    server: Certificate, caplog: pytest.LogCaptureFixture
+    server_cert: Certificate, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.INFO, logger="kconnect_rest.tls"):
         check(
-            WorkerConfig.from_props(https(**pem_keystore(server), **{"ssl.keymanager.algorithm": "SunX509"}))
+            WorkerConfig.from_props(
+                https(**pem_stores(server_cert), **{"ssl.keymanager.algorithm": "SunX509"})
+            )
         )
     assert "listeners.https.ssl.keymanager.algorithm has no effect on the REST listeners" in caplog.text
 
 
 def test_the_client_context_trusts_the_truststore_presents_the_keystore_and_checks_host_names(
-    ca: CertificateAuthority, server: Certificate
+    ca: CertificateAuthority, server_cert: Certificate
 ) -> None:
-    config = WorkerConfig.from_props(https(**pem_keystore(server, ca)), SOURCE)
+    config = WorkerConfig.from_props(https(**pem_stores(server_cert, ca)), SOURCE)
     context = client_verify(config)
     assert isinstance(context, ssl.SSLContext)
     assert context.check_hostname and context.verify_mode == ssl.CERT_REQUIRED
     assert len(context.get_ca_certs()) == 1
-    no_check = settings(https(**pem_keystore(server, ca), **{"ssl.endpoint.identification.algorithm": ""}))
+    no_check = settings(https(**pem_stores(server_cert, ca), **{"ssl.endpoint.identification.algorithm": ""}))
     assert not no_check.client_context().check_hostname
 
 
