@@ -18,6 +18,7 @@ from pathlib import Path
 
 import javaproperties
 
+from kconnect.config.connector_keys import NAME_CONFIG
 from kconnect.config.unused_keys import log_worker_keys
 from kconnect.config.worker_keys import check_distributed_keys, check_worker_keys
 from kconnect.errors import ConnectError
@@ -50,8 +51,8 @@ def load_properties(path: str | Path) -> dict[str, str]:
             raise ConfigFileError(f"{file}: expected a JSON object")
         if isinstance(data.get("config"), dict):
             config = dict(data["config"])
-            if "name" in data and "name" not in config:
-                config["name"] = data["name"]
+            if "name" in data and NAME_CONFIG not in config:
+                config[NAME_CONFIG] = data["name"]
             data = config
         return {str(k): _stringify(v) for k, v in data.items()}
     try:

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Optional, TypeAlias, Union
 
 import msgspec
 from kconnect import model
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, NAME_CONFIG, NULL_VALUE_MESSAGE
 from kconnect.errors import BadRequestError
 from kconnect.model import TargetState
 
@@ -32,10 +33,9 @@ ConfigBody: TypeAlias = dict[str, ConfigValue]
 ConfigPatch: TypeAlias = dict[str, ConfigScalar]
 """A PATCH config body."""
 
-CONNECTOR_CONFIG_SCHEMA: dict[str, Any] = {"required": ["connector.class"]}
+CONNECTOR_CONFIG_SCHEMA: dict[str, Any] = {"required": [CONNECTOR_CLASS_CONFIG]}
 """What the OpenAPI document adds to a whole connector config: Kafka refuses one without a class (400)."""
 
-NULL_VALUE_MESSAGE = "Null value can not be supplied as the configuration value."
 EMPTY_OFFSETS_MESSAGE = "Partitions / offsets need to be provided for an alter offsets request"
 LEVEL_MISSING_MESSAGE = "Desired 'level' parameter was not specified in request."
 
@@ -125,12 +125,12 @@ def check_connector_name(name: str) -> str:
 
 def with_connector_name(config: Mapping[str, str], name: str) -> dict[str, str]:
     """Kafka's `checkAndPutConnectorConfigName`: a differing ``name`` is a 400, a missing one is added."""
-    given = config.get("name")
+    given = config.get(NAME_CONFIG)
     if given is not None and given != name:
         raise BadRequestError(
             f"Connector name configuration ({given}) doesn't match connector name in the URL ({name})"
         )
-    return {**config, "name": name}
+    return {**config, NAME_CONFIG: name}
 
 
 def initial_state(value: str | None) -> TargetState | None:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
+from kconnect.config.connector_keys import NULL_VALUE_MESSAGE
 from kconnect.errors import (
     AlreadyExistsError,
     BadRequestError,
@@ -31,7 +32,6 @@ from kconnect_rest.bodies import (
     EMPTY_OFFSETS_MESSAGE,
     INVALID_INITIAL_STATE_MESSAGE,
     LEVEL_MISSING_MESSAGE,
-    NULL_VALUE_MESSAGE,
 )
 from kconnect_rest.wire import ErrorMessage
 

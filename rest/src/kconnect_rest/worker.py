@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, NAME_CONFIG
 from kconnect.errors import ConnectError, RequestTimeoutError
 from kconnect.herder.api import Herder
 from kconnect.plugin_host import PluginHost
@@ -38,7 +39,7 @@ class ConnectorFile:
     @property
     def name(self) -> str:
         """The connector's name (checked present when the file was read)."""
-        return self.config["name"]
+        return self.config[NAME_CONFIG]
 
 
 class RunnableHerder(Herder, Protocol):
@@ -87,10 +88,12 @@ def _stop_on_signals(request_stop: Callable[[], None]) -> None:
 def read_connector_file(path: str | Path) -> ConnectorFile:
     """Read a connector .properties / .json file; ConfigFileError names the file and the key."""
     config = load_properties(path)
-    if not config.get("name", "").strip():
-        raise ConfigFileError(f"{path}: name: missing required key (the connector's name)")
-    if not config.get("connector.class", "").strip():
-        raise ConfigFileError(f"{path}: connector.class: missing required key (which connector to run)")
+    if not config.get(NAME_CONFIG, "").strip():
+        raise ConfigFileError(f"{path}: {NAME_CONFIG}: missing required key (the connector's name)")
+    if not config.get(CONNECTOR_CLASS_CONFIG, "").strip():
+        raise ConfigFileError(
+            f"{path}: {CONNECTOR_CLASS_CONFIG}: missing required key (which connector to run)"
+        )
     return ConnectorFile(str(path), config)
 
 

@@ -36,6 +36,8 @@ from .client_properties import (
     worker_admin_props,
 )
 from .configdef import ConfigException, ConfigType, ConfigValue, parse_type
+from .connector_keys import DLQ_TOPIC_NAME_CONFIG
+from .topic_creation import TOPIC_CREATION_PREFIX
 from .validation import ConfigInfo, ConfigKeyInfo, ConfigValueInfo
 
 POLICY_CONFIG = "connector.client.config.override.policy"
@@ -45,8 +47,6 @@ _PACKAGE = "org.apache.kafka.connect.connector.policy."
 _SUFFIX = "ConnectorClientConfigOverridePolicy"
 #: In the order Java's HashSet of them iterates, which Kafka's deprecation warning prints.
 _PRINCIPAL_KEYS = ("security.protocol", "sasl.mechanism", "sasl.jaas.config")
-DLQ_TOPIC_CONFIG = "errors.deadletterqueue.topic.name"
-TOPIC_CREATION_PREFIX = "topic.creation."
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +159,7 @@ def clients_used(config: Mapping[str, str | None], *, sink: bool) -> tuple[Clien
     """The clients whose overrides are validated, as Kafka's herder decides: a source's producer (and
     admin if it sets ``topic.creation.*`` keys); a sink's consumer (and producer and admin with a DLQ)."""
     if sink:
-        if (config.get(DLQ_TOPIC_CONFIG) or "").strip():
+        if (config.get(DLQ_TOPIC_NAME_CONFIG) or "").strip():
             return (ClientKind.PRODUCER, ClientKind.ADMIN, ClientKind.CONSUMER)
         return (ClientKind.CONSUMER,)
     if any(key.startswith(TOPIC_CREATION_PREFIX) for key in config):

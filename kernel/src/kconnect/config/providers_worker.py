@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from kconnect.config.configdef import ConfigDef
 from kconnect.config.connector_keys import (
     CONFIG_RELOAD_ACTION_CONFIG,
+    CONNECTOR_CLASS_CONFIG,
     sink_connector_config_def,
     source_connector_config_def,
 )
@@ -124,7 +125,7 @@ def connector_password_keys(host: PluginHost, config: Mapping[str, str | None]) 
     from kconnect.plugin_host import PluginType
 
     try:
-        plugin = host.connector(config.get("connector.class") or "")
+        plugin = host.connector(config.get(CONNECTOR_CLASS_CONFIG) or "")
     except PluginError:
         return frozenset()
     framework = (

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
 from kconnect.executor import Executor, TaskSpec
 from kconnect.herder import events as ev
 from kconnect.herder.connectors import TASK_CLASS_CONFIG, ConnectorInstances
@@ -84,7 +85,7 @@ class EffectRunner:
                 connector_config, task_config = await asyncio.to_thread(transformer.resolve_task, *resolve)
             else:
                 connector_config, task_config = transformer.resolve_task(*resolve)
-            plugin = self._plugins.connector(connector_config.get("connector.class", ""))
+            plugin = self._plugins.connector(connector_config.get(CONNECTOR_CLASS_CONFIG, ""))
             spec = TaskSpec(
                 id=effect.id,
                 kind="sink" if plugin.type is PluginType.SINK else "source",

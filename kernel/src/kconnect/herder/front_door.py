@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kconnect.config.connector_keys import NAME_CONFIG
 from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
@@ -29,7 +30,7 @@ from kconnect.herder.loggers import Loggers
 from kconnect.herder.offsets import ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE, Owner
 from kconnect.herder.state import ConnectorRecord, HerderState
-from kconnect.herder.validation import NAME_CONFIG, ConnectorValidator
+from kconnect.herder.validation import ConnectorValidator
 from kconnect.kafka.clients import sink_group_id
 from kconnect.model import ConnectorInfo, ConnectorOffsets, ConnectorType, TargetState, TaskInfo
 from kconnect.plugin_host import PluginHost

@@ -30,7 +30,7 @@ from kconnect.config import (
     sink_connector_config_def,
     source_connector_config_def,
 )
-from kconnect.config.connector_keys import WORKER_CONVERTER_DEFAULTS
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, NAME_CONFIG, WORKER_CONVERTER_DEFAULTS
 from kconnect.config.override_policy import override_policy, validate_client_overrides
 from kconnect.config.plugin_keys import InstalledPlugins, PluginChoices, enrich, with_connector_version
 from kconnect.config.providers_view import as_sent
@@ -44,9 +44,6 @@ from kconnect.plugin_host import PluginDesc, PluginHost, PluginType
 from kconnect.worker_config import topic_creation_enabled
 
 log = logging.getLogger(__name__)
-
-CONNECTOR_CLASS_CONFIG = "connector.class"
-NAME_CONFIG = "name"
 
 
 def _java_map(config: Mapping[str, Any]) -> str:

@@ -27,6 +27,11 @@ from typing import Any
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError, for_code
 
+from kconnect.config.connector_keys import (
+    DLQ_CONTEXT_HEADERS_ENABLE_CONFIG,
+    DLQ_TOPIC_NAME_CONFIG,
+    DLQ_TOPIC_REPLICATION_FACTOR_CONFIG,
+)
 from kconnect.errors import ConnectError
 from kconnect.kafka.clients import admin_kwargs, create_producer
 from kconnect.runtime.error_handling import Failure, error_class_name
@@ -48,13 +53,13 @@ class DeadLetterQueueConfig:
     @classmethod
     def from_config(cls, config: Mapping[str, str]) -> DeadLetterQueueConfig | None:
         """The DLQ of a connector config, or None when ``errors.deadletterqueue.topic.name`` is blank."""
-        topic = config.get("errors.deadletterqueue.topic.name", "").strip()
+        topic = config.get(DLQ_TOPIC_NAME_CONFIG, "").strip()
         if not topic:
             return None
         return cls(
             topic,
-            int(config.get("errors.deadletterqueue.topic.replication.factor", "3").strip()),
-            config.get("errors.deadletterqueue.context.headers.enable", "false").strip().lower() == "true",
+            int(config.get(DLQ_TOPIC_REPLICATION_FACTOR_CONFIG, "3").strip()),
+            config.get(DLQ_CONTEXT_HEADERS_ENABLE_CONFIG, "false").strip().lower() == "true",
         )
 
 

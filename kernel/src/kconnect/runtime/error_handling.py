@@ -30,6 +30,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from kconnect.config.connector_keys import (
+    ERRORS_LOG_ENABLE_CONFIG,
+    ERRORS_LOG_INCLUDE_MESSAGES_CONFIG,
+    ERRORS_RETRY_MAX_DELAY_CONFIG,
+    ERRORS_RETRY_TIMEOUT_CONFIG,
+    ERRORS_TOLERANCE_CONFIG,
+)
 from kconnect.errors import ConnectError, RetriableError
 from kconnect.records import SourceRecord
 
@@ -103,11 +110,11 @@ class ErrorPolicy:
             return config.get(key, "false").strip().lower() == "true"
 
         return cls(
-            tolerate_all=config.get("errors.tolerance", "none").strip().lower() == "all",
-            retry_timeout_ms=int(config.get("errors.retry.timeout", "0").strip()),
-            retry_max_delay_ms=int(config.get("errors.retry.delay.max.ms", "60000").strip()),
-            log_enable=flag("errors.log.enable"),
-            log_include_messages=flag("errors.log.include.messages"),
+            tolerate_all=config.get(ERRORS_TOLERANCE_CONFIG, "none").strip().lower() == "all",
+            retry_timeout_ms=int(config.get(ERRORS_RETRY_TIMEOUT_CONFIG, "0").strip()),
+            retry_max_delay_ms=int(config.get(ERRORS_RETRY_MAX_DELAY_CONFIG, "60000").strip()),
+            log_enable=flag(ERRORS_LOG_ENABLE_CONFIG),
+            log_include_messages=flag(ERRORS_LOG_INCLUDE_MESSAGES_CONFIG),
         )
 
     @property

@@ -49,6 +49,7 @@ from aiokafka.errors import (
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
 
 from kconnect.config.connector_config import whole_topic_pattern
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, TOPICS_CONFIG, TOPICS_REGEX_CONFIG
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.kafka.clients import (
@@ -95,7 +96,7 @@ DEFAULT_RETRY_MS = 1000
 
 def _load_task(host: PluginHost, spec: TaskSpec) -> SinkTask:
     # Only the task class of a registered connector: never an import of task.class.
-    cls = host.task_class(spec.connector_config.get("connector.class", ""), spec.task_class)
+    cls = host.task_class(spec.connector_config.get(CONNECTOR_CLASS_CONFIG, ""), spec.task_class)
     if not issubclass(cls, SinkTask):
         raise TypeError(f"task.class {spec.task_class} is not a SinkTask")
     return cls()
@@ -201,13 +202,15 @@ class SinkLoop:
 
     def _subscribe(self) -> None:
         config = self.spec.connector_config
-        topics = [t.strip() for t in config.get("topics", "").split(",") if t.strip()]
+        topics = [t.strip() for t in config.get(TOPICS_CONFIG, "").split(",") if t.strip()]
         listener = _Rebalance(self)
         if topics:
             self.consumer.subscribe(topics=topics, listener=listener)
             self._lookup_until = time.monotonic() + TOPIC_LOOKUP_PERIOD_S
-        elif config.get("topics.regex"):
-            self.consumer.subscribe(pattern=whole_topic_pattern(config["topics.regex"]), listener=listener)
+        elif config.get(TOPICS_REGEX_CONFIG):
+            self.consumer.subscribe(
+                pattern=whole_topic_pattern(config[TOPICS_REGEX_CONFIG]), listener=listener
+            )
         else:
             raise ValueError("Must configure one of topics or topics.regex")
 

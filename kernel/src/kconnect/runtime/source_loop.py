@@ -35,6 +35,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.kafka.clients import ProducerClient, create_producer, delivery_policy
@@ -67,7 +68,7 @@ STOP_WATCH_S = 3600.0
 
 def _load_task(host: PluginHost, spec: TaskSpec) -> SourceTask:
     # Only the task class of a registered connector: never an import of task.class.
-    cls = host.task_class(spec.connector_config.get("connector.class", ""), spec.task_class)
+    cls = host.task_class(spec.connector_config.get(CONNECTOR_CLASS_CONFIG, ""), spec.task_class)
     if not issubclass(cls, SourceTask):
         raise TypeError(f"task.class {spec.task_class} is not a SourceTask")
     return cls()

@@ -12,7 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kconnect.config.connector_keys import WORKER_CONVERTER_DEFAULTS
+from kconnect.config.connector_keys import (
+    HEADER_CONVERTER_CLASS_CONFIG,
+    KEY_CONVERTER_CLASS_CONFIG,
+    PREDICATES_CONFIG,
+    TRANSFORMS_CONFIG,
+    VALUE_CONVERTER_CLASS_CONFIG,
+    WORKER_CONVERTER_DEFAULTS,
+)
 from kconnect.converter import Converter, HeaderConverter
 from kconnect.errors import ConnectError
 from kconnect.plugin_host import PluginHost, PluginType
@@ -92,13 +99,13 @@ def build_task_plugins(
 ) -> TaskPlugins:
     """Instantiate and configure converters and transforms; ConnectError names the bad key."""
     converters: list[Any] = []
-    for key, is_key in (("key.converter", True), ("value.converter", False)):
+    for key, is_key in ((KEY_CONVERTER_CLASS_CONFIG, True), (VALUE_CONVERTER_CLASS_CONFIG, False)):
         name, props = _converter_props(worker, connector, key)
         converter = _instantiate(host, name, key, PluginType.CONVERTER)
         converter.configure(props, is_key)
         converters.append(converter)
-    name, props = _converter_props(worker, connector, "header.converter")
-    header_converter = _instantiate(host, name, "header.converter", PluginType.HEADER_CONVERTER)
+    name, props = _converter_props(worker, connector, HEADER_CONVERTER_CLASS_CONFIG)
+    header_converter = _instantiate(host, name, HEADER_CONVERTER_CLASS_CONFIG, PluginType.HEADER_CONVERTER)
     header_converter.configure(props)
     return TaskPlugins(converters[0], converters[1], header_converter, _transform_chain(host, connector))
 
@@ -109,16 +116,16 @@ def _aliases(raw: str | None) -> list[str]:
 
 def _transform_chain(host: PluginHost, connector: Mapping[str, str]) -> list[TransformStep]:
     predicates: dict[str, Predicate] = {}
-    for alias in _aliases(connector.get("predicates")):
-        prefix = f"predicates.{alias}."
+    for alias in _aliases(connector.get(PREDICATES_CONFIG)):
+        prefix = f"{PREDICATES_CONFIG}.{alias}."
         predicate = _instantiate(
             host, connector.get(prefix + "type", ""), prefix + "type", PluginType.PREDICATE
         )
         predicate.configure({k: v for k, v in _prefixed(connector, prefix).items() if k != "type"})
         predicates[alias] = predicate
     steps: list[TransformStep] = []
-    for alias in _aliases(connector.get("transforms")):
-        prefix = f"transforms.{alias}."
+    for alias in _aliases(connector.get(TRANSFORMS_CONFIG)):
+        prefix = f"{TRANSFORMS_CONFIG}.{alias}."
         settings = _prefixed(connector, prefix)
         transform = _instantiate(host, settings.get("type", ""), prefix + "type", PluginType.TRANSFORMATION)
         transform.configure({k: v for k, v in settings.items() if k not in ("type", "predicate", "negate")})

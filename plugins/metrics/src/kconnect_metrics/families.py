@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
 from kconnect.executor import Placement
 from kconnect.model import ConnectorStateInfo, ConnectorTaskId
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -99,7 +100,7 @@ def _connector_families(snapshot: WorkerSnapshot) -> Iterable[Metric]:
             info.add_metric(
                 [
                     health.name,
-                    config.get("connector.class", ""),
+                    config.get(CONNECTOR_CLASS_CONFIG, ""),
                     health.type.value,
                     health.connector.version or "",
                     health.connector.state.value.lower(),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
 from kconnect.errors import NotFoundError, PluginError
 from litestar import Controller, get, put
 from litestar.params import Body, PathParameter, QueryParameter
@@ -72,5 +73,5 @@ class ConnectorPluginsController(Controller):
     ) -> wire.ConfigInfos:
         """200 with every key's definition, value and errors, even when the config is invalid."""
         config = bodies.string_map(data)
-        bodies.plugin_matches(config.get("connector.class"), plugin)
+        bodies.plugin_matches(config.get(CONNECTOR_CLASS_CONFIG), plugin)
         return wire.config_infos(await herder.validate_connector_config(config))

@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from kconnect import model
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
 from kconnect.config.providers_view import hide_passwords, keep_hidden
 from kconnect.config.values import ConfigType
 from kconnect.errors import ConnectError, NotFoundError
 from kconnect.herder.api import Herder
 
 from kconnect_rest import wire
-
-CONNECTOR_CLASS_CONFIG = "connector.class"
 
 
 def password_keys(herder: Herder, config: Mapping[str, str | None]) -> frozenset[str]:
