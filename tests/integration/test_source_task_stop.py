@@ -1,9 +1,9 @@
 """A source task blocked in `poll` is woken by `stop`: stop, restart and delete each end it at once.
 
 Connectors ported from Java rely on SourceTask's contract that `stop` may be called from another
-thread while `poll` blocks, to wake it. A real worker runs `blocking_poll_plugin` (installed as a
-third-party plugin) next to a FileStreamSource and a FileStreamSink, either sharing their Spark
-task (``local[1]``: one hosting Spark task for all) or in a Spark task of its own
+thread while `poll` blocks, to wake it. A real worker runs `tests.connectors.BlockingPollSource`
+(installed as a third-party plugin) next to a FileStreamSource and a FileStreamSink, either sharing
+their Spark task (``local[1]``: one hosting Spark task for all) or in a Spark task of its own
 (``executor.dedicated.spark.task=true``). Stopping the connector, restarting its task and deleting
 it must each end the blocked poll within `WAKE_S` (the task's own timestamps against the request's),
 call `stop` once per run and never `poll` after it, while the neighbours keep running untouched.
@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from tests.integration.blocking_poll_plugin import EVENTS_FILE, install
+from tests.connectors import EVENTS_FILE
 from tests.integration.conftest import wait_until
 from tests.integration.test_shared_spark_tasks import task_pids
 from tests.integration.test_task_failures import read_lines, sink, source, task_status, wait_task_state
-from tests.plugin_package import plugin_env
+from tests.plugin_package import install_connectors, plugin_env
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration
@@ -91,7 +91,7 @@ def test_stop_restart_and_delete_wake_a_poll_blocked_until_stop(
     master = "local[1]" if placement == "shared" else "local[3]"
     worker = start_worker(
         {"spark.master": master, "task.shutdown.graceful.timeout.ms": "60000"},
-        env=plugin_env(install(tmp_path / "plugins")),
+        env=plugin_env(install_connectors(tmp_path / "plugins")),
     )
     (tmp_path / "n.txt").write_text("line 0\n", encoding="utf-8")
     source(worker, "n", tmp_path / "n.txt", unique_topic)

@@ -1,6 +1,6 @@
 """KIP-1004 on a real worker, real Kafka and real Spark: a connector that generates one task config more
-than ``tasks.max`` fails with Kafka's message, unless ``tasks.max.enforce=false``, when every task runs
-and the worker logs Kafka's warning.
+than ``tasks.max`` (`tests.connectors.GreedySource`) fails with Kafka's message, unless
+``tasks.max.enforce=false``, when every task runs and the worker logs Kafka's warning.
 """
 
 from __future__ import annotations
@@ -11,48 +11,9 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import path_of, wait_until
-from tests.plugin_package import plugin_env, write_plugin
+from tests.plugin_package import install_connectors, plugin_env
 
 pytestmark = pytest.mark.integration
-
-GREEDY_PLUGIN = '''
-"""A source connector that returns one task config more than it is allowed; its tasks do nothing."""
-
-import time
-
-from kconnect import SourceConnector, SourceTask, hookimpl
-
-
-class IdleTask(SourceTask):
-    def start(self, config):
-        pass
-
-    def poll(self):
-        time.sleep(0.2)
-        return []
-
-    def stop(self):
-        pass
-
-
-class GreedySource(SourceConnector):
-    def start(self, config):
-        self.config = dict(config)
-
-    def task_class(self):
-        return IdleTask
-
-    def task_configs(self, max_tasks):
-        return [{"index": str(i)} for i in range(max_tasks + 1)]
-
-    def stop(self):
-        pass
-
-
-@hookimpl
-def register_connectors(registry):
-    registry.add(GreedySource, aliases=["GreedySource"])
-'''
 
 TOO_MANY = (
     "The connector {name} has generated 3 tasks, which is greater than 2, the maximum number of tasks it is "
@@ -68,7 +29,7 @@ WARNING = (
 
 
 def test_tasks_max_enforce(start_worker: Any, tmp_path: Path) -> None:
-    plugin = write_plugin(tmp_path / "plugins", "kconnect_test_greedy", GREEDY_PLUGIN)
+    plugin = install_connectors(tmp_path / "plugins")
     worker = start_worker({"spark.master": "local[2]"}, env=plugin_env(plugin))
     config = {"connector.class": "GreedySource", "tasks.max": "2"}
 

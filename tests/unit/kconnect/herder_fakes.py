@@ -1,4 +1,5 @@
-"""The standalone herder's unit-test parts: tiny connectors, a recording executor, herder helpers.
+"""The standalone herder's unit-test parts: a plugin with switchable connectors, a recording executor,
+herder helpers.
 
 Real plugin host, real stores (memory or file), the real StandaloneHerder; only the executor and
 the Kafka admin are fakes, because no task runs here.
@@ -8,13 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
-import time
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from kconnect import ConfigDef, SourceConnector, SourceTask, hookimpl
+from kconnect import ConfigDef, hookimpl
 from kconnect.config.configdef import ConfigType, Importance
 from kconnect.executor import Placement, TaskHost, TaskListener, TaskSpec
 from kconnect.herder.owner import REQUEST_TIMEOUT_S
@@ -30,92 +29,16 @@ from kconnect.storage import (
 )
 from kconnect.worker_config import WorkerConfig
 
-
-class TinyTask(SourceTask):
-    def start(self, config: Mapping[str, str]) -> None:
-        pass
-
-    def poll(self) -> None:
-        return None
-
-    def stop(self) -> None:
-        pass
+from tests.connectors import HangingSource, SwitchableSource
 
 
-class TinySource(SourceConnector):
-    config_def = ConfigDef().define(
-        "topic", type="STRING", importance="HIGH", documentation="Where to write."
-    )
-    events: ClassVar[list[str]] = []
-    fail_start: ClassVar[bool] = False
-    task_suffix: ClassVar[str] = ""
-    slow_validation_s: ClassVar[float] = 0.0
+class SwitchablePlugin:
+    """Registers `SwitchableSource` as ``Switchable`` and `HangingSource` as ``Hanging``."""
 
-    def start(self, config: Mapping[str, str]) -> None:
-        TinySource.events.append("start")
-        if TinySource.fail_start:
-            raise RuntimeError("cannot start")
-        self.config = dict(config)
-
-    def task_class(self) -> type[TinyTask]:
-        return TinyTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        """Only `topic` goes to the tasks (as Kafka's file connectors give only what tasks need)."""
-        topic = self.config["topic"]
-        return [{"topic": topic, "index": f"{i}{TinySource.task_suffix}"} for i in range(max_tasks)]
-
-    def validate(self, config: Mapping[str, str]) -> Any:
-        if "slow" in config:
-            time.sleep(TinySource.slow_validation_s)
-        return super().validate(config)
-
-    def stop(self) -> None:
-        TinySource.events.append("stop")
-
-    def alter_offsets(self, config: Mapping[str, str], offsets: Mapping[Any, Any]) -> bool:
-        return True
-
-
-class HangingSource(TinySource):
-    """A connector whose `start` (or `task_configs`) blocks until the test sets `release`."""
-
-    release: ClassVar[threading.Event] = threading.Event()
-    hang_in: ClassVar[str] = "start"
-    error: ClassVar[str | None] = None
-
-    def start(self, config: Mapping[str, str]) -> None:
-        if HangingSource.hang_in == "start":
-            self._hang()
-        self.config = dict(config)
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        if HangingSource.hang_in == "task_configs":
-            self._hang()
-        return super().task_configs(max_tasks)
-
-    def _hang(self) -> None:
-        HangingSource.release.wait(30)
-        if HangingSource.error is not None:
-            raise RuntimeError(HangingSource.error)
-
-
-class TinyPlugin:
     @hookimpl
     def register_connectors(self, registry: Any) -> None:
-        registry.add(TinySource, aliases=["Tiny"])
+        registry.add(SwitchableSource, aliases=["Switchable"])
         registry.add(HangingSource, aliases=["Hanging"])
-
-
-def reset_connectors() -> None:
-    """Every tiny connector's switches back to well-behaved."""
-    TinySource.events.clear()
-    TinySource.fail_start = False
-    TinySource.task_suffix = ""
-    TinySource.slow_validation_s = 0.0
-    HangingSource.release = threading.Event()
-    HangingSource.hang_in = "start"
-    HangingSource.error = None
 
 
 class RecordingExecutor:
@@ -198,13 +121,13 @@ class FakeAdmin:
 
 
 NAME = "tiny"
-CONFIG = {"connector.class": "Tiny", "tasks.max": "2", "topic": "t"}
+CONFIG = {"connector.class": "Switchable", "tasks.max": "2", "topic": "t"}
 T0, T1 = ConnectorTaskId(NAME, 0), ConnectorTaskId(NAME, 1)
 
 
 def load_plugins() -> PluginHost:
-    """A plugin host with the tiny connectors and the bundled converters."""
-    return PluginHost.load(extra_plugins=[TinyPlugin()], disabled=["file", "spark", "basic_auth"])
+    """A plugin host with the switchable connectors and the bundled converters."""
+    return PluginHost.load(extra_plugins=[SwitchablePlugin()], disabled=["file", "spark", "basic_auth"])
 
 
 def make_herder(
@@ -249,7 +172,7 @@ async def running_herder(
     plugins: PluginHost, tmp_path: Path | None = None, request_timeout_s: float = REQUEST_TIMEOUT_S
 ) -> AsyncIterator[tuple[StandaloneHerder, RecordingExecutor]]:
     """A started herder (connectors reset to well-behaved), stopped at the end."""
-    reset_connectors()
+    HangingSource.reset()
     herder, executor = make_herder(plugins, tmp_path, request_timeout_s)
     assert herder.health().status == "starting"
     await herder.start()

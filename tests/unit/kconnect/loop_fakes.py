@@ -9,9 +9,7 @@ task, not inside `getmany`) and then restarts each assigned partition at its com
 from __future__ import annotations
 
 import asyncio
-import itertools
 import re
-import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +18,7 @@ from typing import Any, ClassVar
 from aiokafka.errors import CommitFailedError, KafkaError
 from aiokafka.structs import RecordMetadata
 from aiokafka.structs import TopicPartition as KTP
-from kconnect import SinkConnector, SourceConnector, hookimpl
+from kconnect import hookimpl
 from kconnect.config import ConfigDef
 from kconnect.executor import TaskSpec
 from kconnect.model import ConnectorTaskId, TargetState
@@ -297,54 +295,6 @@ class FakeConsumer:
 
 
 # --- plugins -----------------------------------------------------------------------------------------
-
-
-class CallLog:
-    """Intervals of task calls, recorded from the task's thread, to check that none overlap."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.calls: list[tuple[str, float, float]] = []
-
-    def record(self, name: str, started: float) -> None:
-        with self.lock:
-            self.calls.append((name, started, time.monotonic()))
-
-    def names(self) -> list[str]:
-        return [c[0] for c in self.calls]
-
-    def overlaps(self) -> list[tuple[str, str]]:
-        ordered = sorted(self.calls, key=lambda c: c[1])
-        return [(a[0], b[0]) for a, b in itertools.pairwise(ordered) if b[1] < a[2]]
-
-
-class _Connector:
-    config_def: ClassVar[ConfigDef] = ConfigDef()
-    task: ClassVar[type]
-
-    def start(self, config: Mapping[str, str]) -> None: ...
-
-    def task_class(self) -> type:
-        return self.task
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{}]
-
-    def stop(self) -> None: ...
-
-
-def source_connector(task: type) -> type:
-    """A SourceConnector class whose task class is `task`."""
-    return type(
-        f"{task.__name__}Connector", (_Connector, SourceConnector), {"task": task, "__module__": __name__}
-    )
-
-
-def sink_connector(task: type) -> type:
-    """A SinkConnector class whose task class is `task`."""
-    return type(
-        f"{task.__name__}Connector", (_Connector, SinkConnector), {"task": task, "__module__": __name__}
-    )
 
 
 class DropOrFail:

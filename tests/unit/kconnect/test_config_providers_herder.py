@@ -6,61 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from kconnect import ConfigDef, SinkConnector, SinkTask, hookimpl
-from kconnect.config.configdef import ConfigType, Importance
+from kconnect import hookimpl
 from kconnect.herder.standalone import StandaloneHerder
 from kconnect.model import ConnectorTaskId, State
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import MemoryConfigBackingStore, MemoryOffsetBackingStore, MemoryStatusBackingStore
 from kconnect.worker_config import WorkerConfig
 
+from tests.connectors import SecretSink
 from tests.unit.kconnect.herder_fakes import FakeAdmin, RecordingExecutor, reaches
 from tests.unit.kconnect.provider_fakes import ExpiringProvider
 
 NAME = "secret-sink"
 T0 = ConnectorTaskId(NAME, 0)
-
-
-class SecretTask(SinkTask):
-    def start(self, config: Mapping[str, str]) -> None:
-        pass
-
-    def put(self, records: Any) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-
-class SecretSink(SinkConnector):
-    """Passes its whole config to its task, as FileStreamSink does; fails on request, naming its password."""
-
-    config_def = (
-        ConfigDef()
-        .define("db.password", type=ConfigType.PASSWORD, importance=Importance.HIGH, documentation="Secret.")
-        .define("file", type=ConfigType.STRING, importance=Importance.HIGH, documentation="Where.")
-    )
-    started: ClassVar[list[dict[str, str]]] = []
-
-    def start(self, config: Mapping[str, str]) -> None:
-        SecretSink.started.append(dict(config))
-        if config.get("fail") == "yes":
-            raise RuntimeError(f"login refused for password {config['db.password']}")
-        self.config = dict(config)
-
-    def task_class(self) -> type[SecretTask]:
-        return SecretTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [dict(self.config)]
-
-    def stop(self) -> None:
-        pass
 
 
 class SecretsPlugin:

@@ -4,45 +4,23 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from kconnect import SourceConnector, SourceTask, hookimpl
+from kconnect import hookimpl
 from kconnect.herder.validation import ConnectorValidator
 from kconnect.plugin_host import PluginHost, PluginRegistry
 
+from tests.connectors import IdleSource, VersionedSource
+
 VERSION_KEY = "connector.plugin.version"
-
-
-class VersionedSource(SourceConnector):
-    """A source whose `version()` is 2.5.0."""
-
-    @classmethod
-    def version(cls) -> str:
-        return "2.5.0"
-
-    def start(self, config: Mapping[str, str]) -> None: ...
-    def task_class(self) -> type[SourceTask]:
-        return SourceTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return []
-
-    def stop(self) -> None: ...
-
-
-class UnversionedSource(VersionedSource):
-    """A source without a version (`undefined`, as Kafka says of a plugin that gives none)."""
-
-    version = None  # type: ignore[assignment]
 
 
 class _Plugin:
     @hookimpl
     def register_connectors(self, registry: PluginRegistry) -> None:
         registry.add(VersionedSource, aliases=["VersionedSource"])
-        registry.add(UnversionedSource, aliases=["UnversionedSource"])
+        registry.add(IdleSource, aliases=["UnversionedSource"])  # its version is Kafka's "undefined"
 
 
 @pytest.fixture(scope="module")

@@ -3,33 +3,21 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
-from kconnect import SourceConnector, SourceTask, hookimpl, hookspecs
+from kconnect import hookimpl, hookspecs
 from kconnect.errors import PluginError
 from kconnect.plugin_host import PluginHost, PluginRegistry, PluginType
 
-
-class _Task(SourceTask):
-    def start(self, config: Mapping[str, str]) -> None: ...
-    def poll(self) -> None: ...
-    def stop(self) -> None: ...
+from tests.connectors import IdleSource
 
 
-class InlineSource(SourceConnector):
+class InlineSource(IdleSource):
+    """An idle source with a Java class name."""
+
     java_class_names = ("com.example.InlineSourceConnector",)
-
-    def start(self, config: Mapping[str, str]) -> None: ...
-    def task_class(self) -> type[SourceTask]:
-        return _Task
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{}]
-
-    def stop(self) -> None: ...
 
 
 class _InlinePlugin:

@@ -4,56 +4,23 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from kconnect import SinkConnector, SinkTask, SourceConnector, SourceTask, hookimpl
+from kconnect import hookimpl
 from kconnect.errors import PluginError
 from kconnect.plugin_host import PluginHost, PluginRegistry, PluginType
 
-
-class _SourceTask(SourceTask):
-    def start(self, config: Mapping[str, str]) -> None: ...
-    def poll(self) -> None: ...
-    def stop(self) -> None: ...
+from tests.connectors import IdleSink, IdleSinkTask, IdleSource, IdleSourceTask
 
 
-class _Source(SourceConnector):
-    def start(self, config: Mapping[str, str]) -> None: ...
-    def task_class(self) -> type[SourceTask]:
-        return _SourceTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{}]
-
-    def stop(self) -> None: ...
-
-
-class FirstSource(_Source):
+class FirstSource(IdleSource):
     """Registered by the first plugin under the alias "Shared"."""
 
 
-class SecondSource(_Source):
+class SecondSource(IdleSource):
     """Registered by the second plugin under the alias "Shared"."""
-
-
-class _SinkTask(SinkTask):
-    def start(self, config: Mapping[str, str]) -> None: ...
-    def put(self, records: Any) -> None: ...
-    def stop(self) -> None: ...
-
-
-class _Sink(SinkConnector):
-    def start(self, config: Mapping[str, str]) -> None: ...
-    def task_class(self) -> type[SinkTask]:
-        return _SinkTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{}]
-
-    def stop(self) -> None: ...
 
 
 def _registering(cls: type, **marks: bool) -> object:
@@ -86,7 +53,7 @@ def test_tryfirst_and_trylast_change_which_plugin_wins() -> None:
 
 
 def test_a_later_plugin_can_override_a_bundled_name() -> None:
-    class Override(_Source):
+    class Override(IdleSource):
         java_class_names = ("org.apache.kafka.connect.file.FileStreamSourceConnector",)
 
     class Plugin:
@@ -176,11 +143,11 @@ def test_task_class_is_the_one_the_registered_connector_returns() -> None:
         @hookimpl
         def register_connectors(self, registry: PluginRegistry) -> None:
             registry.add(FirstSource, aliases=["First"])
-            registry.add(_Sink, aliases=["Sink"])
+            registry.add(IdleSink, aliases=["Sink"])
 
     host = PluginHost.load(extra_plugins=[Plugin()])
-    assert host.task_class("First", f"{__name__}._SourceTask") is _SourceTask
-    assert host.task_class("Sink", f"{__name__}._SinkTask") is _SinkTask
+    assert host.task_class("First", "tests.connectors.IdleSourceTask") is IdleSourceTask
+    assert host.task_class("Sink", "tests.connectors.IdleSinkTask") is IdleSinkTask
 
 
 def test_task_class_never_imports_what_the_task_config_names(marker_module: tuple[str, Path]) -> None:
@@ -189,7 +156,7 @@ def test_task_class_never_imports_what_the_task_config_names(marker_module: tupl
     with pytest.raises(PluginError, match=re.escape(f"task.class {name} is not the task class of connector")):
         host.task_class("Shared", name)
     with pytest.raises(PluginError, match=r"which name matches os\.system"):
-        host.task_class("os.system", f"{__name__}._SourceTask")
+        host.task_class("os.system", "tests.connectors.IdleSourceTask")
     assert not marker.exists()
 
 

@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -19,88 +19,21 @@ from aiokafka.errors import (
     RequestTimedOutError,
 )
 from aiokafka.structs import TopicPartition as KTP
-from kconnect import RetriableError, SinkRecord, SinkTask, TopicPartition
+from kconnect import TopicPartition
 from kconnect.errors import ConnectError
 from kconnect.model import TargetState
 from kconnect.runtime.sink_loop import SinkLoop
 
+from tests.connectors import RecordingSinkTask, sink_connector
 from tests.unit.kconnect.loop_fakes import (
-    CallLog,
     FakeConsumer,
     MemoryControl,
     plugin_host,
-    sink_connector,
     task_spec,
     wait_until,
 )
 
 T0, T1 = KTP("t", 0), KTP("t", 1)
-
-
-class RecordingSinkTask(SinkTask):
-    """Keeps every accepted value; the test sets how put, pre_commit and open behave."""
-
-    def start(self, config: Mapping[str, str]) -> None:
-        self.values: list[str] = []
-        self.calls = CallLog()
-        self.retriable_failures = 0
-        self.put_delay_s = 0.0
-        self.pre_commit_gate: threading.Event | None = None
-        self.at_pre_commit_gate = threading.Event()
-        self.pre_commit_answer: (
-            Callable[[Mapping[TopicPartition, int]], Mapping[TopicPartition, int]] | None
-        ) = None
-        self.open_error: Exception | None = None
-        self.opened: list[set[TopicPartition]] = []
-        self.closed: list[set[TopicPartition]] = []
-        self.on_put: Callable[[], None] = lambda: None
-        self.in_put = threading.Event()
-        #: Records whose value starts with this go to the ErrantRecordReporter instead.
-        self.errant_prefix: str | None = None
-
-    def put(self, records: Sequence[SinkRecord]) -> None:
-        started = time.monotonic()
-        if records:
-            self.in_put.set()
-            time.sleep(self.put_delay_s)
-        try:
-            if self.retriable_failures and records:
-                self.retriable_failures -= 1
-                raise RetriableError("the external system is busy")
-            reporter = self.context.errant_record_reporter()
-            for record in records:
-                if self.errant_prefix and record.value.startswith(self.errant_prefix):
-                    assert reporter is not None
-                    reporter.report(record, ValueError(f"cannot write {record.value}"))
-                else:
-                    self.values.append(record.value)
-            self.on_put()
-        finally:
-            self.in_put.clear()
-            self.calls.record("put" if records else "empty put", started)
-
-    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
-        started = time.monotonic()
-        if self.pre_commit_gate is not None:
-            self.at_pre_commit_gate.set()
-            self.pre_commit_gate.wait(5)
-        self.calls.record("pre_commit", started)
-        return self.pre_commit_answer(current_offsets) if self.pre_commit_answer else current_offsets
-
-    def open(self, partitions: set[TopicPartition]) -> None:
-        started = time.monotonic()
-        self.opened.append(set(partitions))
-        self.calls.record("open", started)
-        if self.open_error is not None:
-            raise self.open_error
-
-    def close(self, partitions: set[TopicPartition]) -> None:
-        started = time.monotonic()
-        self.closed.append(set(partitions))
-        self.calls.record("close", started)
-
-    def stop(self) -> None:
-        pass
 
 
 Connector = sink_connector(RecordingSinkTask)

@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from kconnect import SourceRecord, SourceTask
+from kconnect import SourceRecord
 from kconnect.data.schema import STRING_SCHEMA
 from kconnect.errors import ConnectError, RetriableError
 from kconnect.model import TargetState
 from kconnect.runtime.source_loop import SourceLoop
 from kconnect.storage import StoreError
 
+from tests.connectors import BlockingPollSource, BlockingPollTask, ScriptedSourceTask, source_connector
 from tests.unit.kconnect.loop_fakes import (
     FakeProducer,
     MemoryControl,
     plugin_host,
-    source_connector,
     task_spec,
     wait_until,
 )
@@ -39,31 +38,6 @@ def rec(
         source_partition=partition,
         source_offset={"position": position},
     )
-
-
-class ScriptedSourceTask(SourceTask):
-    """Returns the scripted polls in turn, then asks the worker to stop the task."""
-
-    def start(self, config: Mapping[str, str]) -> None:
-        self.commits = 0
-        self.committed_records: list[tuple[Any, Any]] = []
-
-    def poll(self) -> list[SourceRecord] | None:
-        if not self.script:
-            if self.stop_when_done:
-                self.control.set_threadsafe(TargetState.STOPPED)
-            return None
-        self.polls += 1
-        return self.script.pop(0)
-
-    def commit(self) -> None:
-        self.commits += 1
-
-    def commit_record(self, record: SourceRecord, metadata: Any | None) -> None:
-        self.committed_records.append((record.value, metadata))
-
-    def stop(self) -> None:
-        self.stopped = True
 
 
 Connector = source_connector(ScriptedSourceTask)
@@ -227,49 +201,16 @@ async def test_pause_commits_stops_polling_and_resume_continues() -> None:
     assert control.stored_offset(A) == {"position": 2}
 
 
-class BlockingSourceTask(SourceTask):
-    """Its first `poll` blocks until `stop` wakes it, then returns one record (as a ported Java task does)."""
-
-    def __init__(self) -> None:
-        self.woken = threading.Event()
-        self.events: list[tuple[str, int]] = []
-        self.lock = threading.Lock()
-
-    def start(self, config: Mapping[str, str]) -> None: ...
-
-    def _record(self, event: str) -> None:
-        with self.lock:
-            self.events.append((event, threading.get_ident()))
-
-    def names(self) -> list[str]:
-        with self.lock:
-            return [event for event, _ in self.events]
-
-    def poll(self) -> list[SourceRecord] | None:
-        if self.woken.is_set():
-            self._record("poll after stop")
-            return None
-        self._record("poll")
-        self.woken.wait(30)
-        self._record("poll returned")
-        return [rec("last", position=7)]
-
-    def stop(self) -> None:
-        self._record("stop")
-        self.woken.set()
-
-
-BlockingConnector = source_connector(BlockingSourceTask)
-
-
-def blocking_loop(control: MemoryControl, producer: FakeProducer) -> tuple[SourceLoop, BlockingSourceTask]:
+def blocking_loop(control: MemoryControl, producer: FakeProducer) -> tuple[SourceLoop, BlockingPollTask]:
+    """A loop running a `BlockingPollTask` whose woken poll returns one record (position 7)."""
     loop = SourceLoop(
-        task_spec("source", BlockingConnector, BlockingSourceTask),
+        task_spec("source", BlockingPollSource, BlockingPollTask),
         control,
-        plugin_host(BlockingConnector),
+        plugin_host(BlockingPollSource),
         producer,
     )
-    assert isinstance(loop.task, BlockingSourceTask)
+    assert isinstance(loop.task, BlockingPollTask)
+    loop.task.woken_records = [rec("last", position=7)]
     return loop, loop.task
 
 
@@ -277,12 +218,12 @@ async def test_a_stop_request_calls_stop_from_another_thread_to_wake_a_blocked_p
     control, producer = MemoryControl(), FakeProducer()
     loop, task = blocking_loop(control, producer)
     run = asyncio.create_task(loop.run())
-    await wait_until(lambda: task.names() == ["poll"])
+    await wait_until(lambda: task.names() == ["start", "poll"])
 
     control.set(TargetState.STOPPED)
     await asyncio.wait_for(run, 5)
 
-    assert task.names() == ["poll", "stop", "poll returned"], (
+    assert task.names() == ["start", "poll", "stop", "poll-returned"], (
         "stop once, while poll blocked; no poll after it"
     )
     threads = dict(task.events)
@@ -296,12 +237,12 @@ async def test_a_pause_does_not_interrupt_a_blocked_poll() -> None:
     control, producer = MemoryControl(), FakeProducer()
     loop, task = blocking_loop(control, producer)
     run = asyncio.create_task(loop.run())
-    await wait_until(lambda: task.names() == ["poll"])
+    await wait_until(lambda: task.names() == ["start", "poll"])
 
     control.set(TargetState.PAUSED)
     await asyncio.sleep(0.2)
-    assert task.names() == ["poll"] and not run.done(), "a pause waits for poll, as Kafka's does"
+    assert task.names() == ["start", "poll"] and not run.done(), "a pause waits for poll, as Kafka's does"
 
     control.set(TargetState.STOPPED)
     await asyncio.wait_for(run, 5)
-    assert task.names() == ["poll", "stop", "poll returned"]
+    assert task.names() == ["start", "poll", "stop", "poll-returned"]

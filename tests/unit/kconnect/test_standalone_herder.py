@@ -13,13 +13,13 @@ from kconnect.herder.standalone import StandaloneHerder
 from kconnect.model import ConnectorOffset, ConnectorTaskId, ConnectorType, RestartRequest, State, TargetState
 from kconnect.plugin_host import PluginHost
 
+from tests.connectors import SwitchableSource
 from tests.unit.kconnect.herder_fakes import (
     CONFIG,
     NAME,
     T0,
     T1,
     RecordingExecutor,
-    TinySource,
     listener,
     load_plugins,
     make_herder,
@@ -47,7 +47,7 @@ async def test_create_runs_connector_and_tasks(herder: Any) -> None:
     assert result.info.config["name"] == NAME
     await reaches(h, (State.RUNNING, [State.RUNNING, State.RUNNING]))
     tasks = await h.task_configs(NAME)
-    assert tasks[0].config["task.class"].endswith("TinyTask")
+    assert tasks[0].config["task.class"].endswith("IdleSourceTask")
     assert executor.specs[T0].kind == "source" and executor.specs[T0].task_config["index"] == "0"
     assert await h.connectors() == [NAME]
 
@@ -65,7 +65,7 @@ async def test_invalid_config_and_name_mismatch(herder: Any) -> None:
     h, _ = herder
     with pytest.raises(BadRequestError, match=r"contains the following 2 error\(s\)") as info:
         await h.put_connector_config(NAME, {**CONFIG, "tasks.max": "zero"}, allow_replace=False)
-    assert "/connector-plugins/Tiny/config/validate" in str(info.value)
+    assert "/connector-plugins/Switchable/config/validate" in str(info.value)
     with pytest.raises(BadRequestError, match=r"doesn't match connector name in the URL \(tiny\)"):
         await h.put_connector_config(NAME, {**CONFIG, "name": "other"}, allow_replace=False)
     with pytest.raises(BadRequestError, match="contains no connector type"):
@@ -113,12 +113,12 @@ async def test_task_failure_and_restarts(herder: Any) -> None:
 
 async def test_connector_start_failure(herder: Any) -> None:
     h, _ = herder
-    TinySource.fail_start = True
+    SwitchableSource.fail_start = True
     await h.put_connector_config(NAME, CONFIG, allow_replace=False)
     status = await h.connector_status(NAME)
     assert status.connector.state is State.FAILED
     assert status.connector.trace is not None and "cannot start" in status.connector.trace
-    TinySource.fail_start = False
+    SwitchableSource.fail_start = False
     await h.restart_connector(RestartRequest(NAME))
     await reaches(h, (State.RUNNING, [State.RUNNING, State.RUNNING]))
 
@@ -128,7 +128,7 @@ async def test_delete(herder: Any) -> None:
     await h.put_connector_config(NAME, CONFIG, allow_replace=False)
     info = await h.delete_connector(NAME)
     assert info.name == NAME
-    assert ("stop", T0) in executor.calls and TinySource.events[-1] == "stop"
+    assert ("stop", T0) in executor.calls and SwitchableSource.events[-1] == "stop"
     with pytest.raises(NotFoundError, match=f"Connector {NAME} not found"):
         await h.connector_info(NAME)
     with pytest.raises(NotFoundError, match=f"No status found for connector {NAME}"):
@@ -184,7 +184,7 @@ async def test_shutdown_stops_tasks_and_connectors(plugins: PluginHost) -> None:
     await h.stop()
     assert ("stop", T0) in executor.calls and ("stop", T1) in executor.calls
     assert executor.calls[-1] == ("shutdown", None)
-    assert TinySource.events[-1] == "stop"
+    assert SwitchableSource.events[-1] == "stop"
 
 
 async def test_state_survives_a_restart_with_the_file_stores(plugins: PluginHost, tmp_path: Path) -> None:

@@ -19,14 +19,13 @@ from kconnect.model import ConnectorTaskId, RestartRequest, State
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import StoreError
 
+from tests.connectors import HangingSource, SwitchableSource
 from tests.unit.kconnect.herder_fakes import (
     CONFIG,
     NAME,
     T0,
     T1,
-    HangingSource,
     RecordingExecutor,
-    TinySource,
     listener,
     load_plugins,
     reaches,
@@ -73,7 +72,7 @@ async def test_create_whose_config_write_fails_answers_the_error_and_creates_not
     with pytest.raises(StoreError, match=r"state/configs\.json: cannot write"):
         await h.put_connector_config(NAME, CONFIG, allow_replace=False)
     assert await h.connectors() == []
-    assert TinySource.events == [] and executor.calls == []  # nothing was started
+    assert SwitchableSource.events == [] and executor.calls == []  # nothing was started
     repair_stores(tmp_path)
     await h.put_connector_config(NAME, CONFIG, allow_replace=False)
     await reaches(h, (R, [R, R]))
@@ -84,14 +83,14 @@ async def test_update_whose_config_write_fails_keeps_the_old_config_running(
 ) -> None:
     h, executor = herder
     await h.put_connector_config(NAME, CONFIG, allow_replace=False)
-    calls, events = list(executor.calls), list(TinySource.events)
+    calls, events = list(executor.calls), list(SwitchableSource.events)
     break_stores(tmp_path)
     with pytest.raises(StoreError, match=r"configs\.json"):
         await h.put_connector_config(NAME, {**CONFIG, "topic": "new"}, allow_replace=True)
     with pytest.raises(StoreError, match=r"configs\.json"):
         await h.patch_connector_config(NAME, {"topic": "new"})
     assert (await h.connector_config(NAME))["topic"] == "t"
-    assert (executor.calls, TinySource.events) == (calls, events)  # no restart of anything
+    assert (executor.calls, SwitchableSource.events) == (calls, events)  # no restart of anything
 
 
 async def test_pause_stop_and_delete_whose_write_fails_change_nothing(
@@ -115,7 +114,7 @@ async def test_task_configs_that_cannot_be_stored_fail_the_connector_with_a_trac
     h, executor = herder
     await h.put_connector_config(NAME, CONFIG, allow_replace=False)
     break_stores(tmp_path)
-    TinySource.task_suffix = "-v2"  # the restarted connector gives new task configs
+    SwitchableSource.task_suffix = "-v2"  # the restarted connector gives new task configs
     await h.restart_connector(RestartRequest(NAME))
     await reaches(h, (F, [R, R]))  # the old tasks keep running with their stored configs
     status = await h.connector_status(NAME)
@@ -158,7 +157,7 @@ async def test_source_offsets_that_cannot_be_stored_raise_naming_the_task_and_fi
 async def test_concurrent_patches_of_different_keys_both_land(plugins: PluginHost) -> None:
     async with running_herder(plugins) as (h, _):
         await h.put_connector_config(NAME, CONFIG, allow_replace=False)
-        TinySource.slow_validation_s = 0.3  # the first PATCH validates slowly; the second overtakes it
+        SwitchableSource.slow_validation_s = 0.3  # the first PATCH validates slowly; the second overtakes it
         slow = asyncio.create_task(h.patch_connector_config(NAME, {"slow": "1"}))
         await asyncio.sleep(0.1)
         await h.patch_connector_config(NAME, {"fast": "2"})
@@ -248,7 +247,7 @@ async def test_a_slow_validate_times_the_write_out(
     herder: tuple[StandaloneHerder, RecordingExecutor],
 ) -> None:
     h, _ = herder
-    TinySource.slow_validation_s = 3 * TIMEOUT_S
+    SwitchableSource.slow_validation_s = 3 * TIMEOUT_S
     began = time.monotonic()
     with pytest.raises(RequestTimeoutError, match=r"^Request timed out$"):
         await h.put_connector_config(NAME, {**CONFIG, "slow": "1"}, allow_replace=False)

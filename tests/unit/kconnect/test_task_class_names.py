@@ -11,7 +11,7 @@ from kconnect.plugin_host import PluginHost, shown_class_name
 from kconnect_file.sink import FileStreamSinkTask
 from kconnect_file.source import FileStreamSourceTask
 
-from tests.unit.kconnect.herder_fakes import TinyTask
+from tests.connectors import IdleSourceTask
 
 SOURCE_TASK = "org.apache.kafka.connect.file.FileStreamSourceTask"
 SINK_TASK = "org.apache.kafka.connect.file.FileStreamSinkTask"
@@ -25,7 +25,7 @@ def host() -> PluginHost:
 def test_a_ported_task_is_shown_by_its_java_name_any_other_by_its_python_path() -> None:
     assert shown_class_name(FileStreamSourceTask) == SOURCE_TASK
     assert shown_class_name(FileStreamSinkTask) == SINK_TASK
-    assert shown_class_name(TinyTask) == f"{TinyTask.__module__}.TinyTask"
+    assert shown_class_name(IdleSourceTask) == "tests.connectors.IdleSourceTask"
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,8 @@ from kconnect.herder.tasks_max import (
 from kconnect.model import ConnectorTaskId, State, TargetState
 from kconnect.plugin_host import PluginHost
 
-from tests.unit.kconnect.herder_fakes import TinyPlugin, TinySource, reaches, running_herder
+from tests.connectors import GreedySource
+from tests.unit.kconnect.herder_fakes import SwitchablePlugin, reaches, running_herder
 from tests.unit.kconnect.test_herder_machine import W, control, settle
 
 NAME = "c"
@@ -146,13 +147,6 @@ def test_connector_refused_by_the_limit_leaves_running_tasks_alone() -> None:
 # --- the connector adapter, through a standalone herder ----------------------------------------------
 
 
-class GreedySource(TinySource):
-    """Returns one task config more than it was allowed."""
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{"topic": self.config["topic"], "index": str(i)} for i in range(max_tasks + 1)]
-
-
 class GreedyPlugin:
     @hookimpl
     def register_connectors(self, registry: Any) -> None:
@@ -162,7 +156,7 @@ class GreedyPlugin:
 @pytest.fixture(scope="module")
 def plugins() -> PluginHost:
     return PluginHost.load(
-        extra_plugins=[TinyPlugin(), GreedyPlugin()], disabled=["file", "spark", "basic_auth"]
+        extra_plugins=[SwitchablePlugin(), GreedyPlugin()], disabled=["file", "spark", "basic_auth"]
     )
 
 

@@ -1,0 +1,466 @@
+"""Throwaway connectors and tasks for tests, every one the suite uses: each does one thing, and is
+named for it. A test file defines a connector class of its own only when the class itself is what it
+tests (a subclass with a Java name, two classes registered under one alias).
+
+Unit tests import the classes and register them, under aliases of their own, with a `PluginHost` of
+their own (``PluginHost.load(extra_plugins=[...])``). Integration tests install this file into a
+worker process as a third-party plugin (`tests.plugin_package.install_connectors`); there
+`register_connectors` registers the connectors a real worker runs, under `ALIASES`. So this module
+imports only kconnect and the standard library: in a worker process ``tests`` is not importable.
+
+A connector's task class is its class attribute ``task``, so a test that needs another task makes a
+subclass (`source_connector`, `sink_connector`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from kconnect import (
+    ConfigDef,
+    RetriableError,
+    SinkConnector,
+    SinkRecord,
+    SinkTask,
+    SourceConnector,
+    SourceRecord,
+    SourceTask,
+    TopicPartition,
+    hookimpl,
+)
+from kconnect.model import TargetState
+from kconnect.plugin_host import PluginRegistry
+
+# --- tasks -------------------------------------------------------------------------------------------------
+
+#: How long an idle source task's `poll` waits before it returns nothing (so a real worker does not spin).
+IDLE_POLL_S = 0.2
+
+
+class IdleSourceTask(SourceTask):
+    """Starts, polls nothing (after `IDLE_POLL_S`) and stops."""
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Nothing to set up."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        """Nothing, after a short wait."""
+        time.sleep(IDLE_POLL_S)
+        return None
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+
+class IdleSinkTask(SinkTask):
+    """Starts, accepts every record without keeping it, and stops."""
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Nothing to set up."""
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        """Drop the records."""
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+
+#: The connector key naming the file a `BlockingPollTask` writes its calls to (optional).
+EVENTS_FILE = "events.file"
+#: The longest a blocking poll waits if nothing wakes it (so a broken stop cannot wedge a task forever).
+POLL_LIMIT_S = 120.0
+
+
+class BlockingPollTask(SourceTask):
+    """`poll` blocks until `stop`, called from another thread, wakes it: the shape of many connectors
+    ported from Java, whose `poll` waits on the external system.
+
+    Each call is kept in `events` as ``(event, thread id)`` (``start``, ``poll``, ``stop``,
+    ``poll-returned``, and ``poll-after-stop``, which should never happen) and, when the connector
+    config names `EVENTS_FILE`, appended to that file as ``<run> <event> <unix time>``, ``<run>`` being
+    this instance's id. The woken poll returns `woken_records` (set it on the task; none by default).
+    """
+
+    def __init__(self) -> None:
+        self.woken_records: list[SourceRecord] | None = None
+        self.events: list[tuple[str, int]] = []
+        self._woken = threading.Event()
+        self._lock = threading.Lock()
+        self._run = uuid.uuid4().hex[:8]
+        self._events_file: Path | None = None
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Remember the events file, if any."""
+        if config.get(EVENTS_FILE):
+            self._events_file = Path(config[EVENTS_FILE])
+        self._record("start")
+
+    def poll(self) -> list[SourceRecord] | None:
+        """Block until `stop` is called; then return `woken_records`."""
+        if self._woken.is_set():
+            self._record("poll-after-stop")
+            return None
+        self._record("poll")
+        self._woken.wait(POLL_LIMIT_S)
+        self._record("poll-returned")
+        return self.woken_records
+
+    def stop(self) -> None:
+        """Wake the blocked poll."""
+        self._record("stop")
+        self._woken.set()
+
+    def names(self) -> list[str]:
+        """The events so far, without their threads."""
+        with self._lock:
+            return [event for event, _ in self.events]
+
+    def _record(self, event: str) -> None:
+        with self._lock:
+            self.events.append((event, threading.get_ident()))
+            if self._events_file is not None:
+                with self._events_file.open("a", encoding="utf-8") as out:
+                    out.write(f"{self._run} {event} {time.time():.3f}\n")
+
+
+class ScriptedSourceTask(SourceTask):
+    """Returns the polls in `script` in turn, counting them in `polls`; when they run out, asks
+    `control` (the worker control running it) to stop the task, if `stop_when_done`. Counts `commits`
+    and keeps each committed record's value and metadata; `stopped` once stopped. The test sets
+    `script`, `control` and `stop_when_done` on the task before it runs."""
+
+    def __init__(self) -> None:
+        self.script: list[list[SourceRecord]] = []
+        self.control: Any = None
+        self.stop_when_done = True
+        self.polls = 0
+        self.commits = 0
+        self.committed_records: list[tuple[Any, Any]] = []
+        self.stopped = False
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Nothing to set up."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        """The next scripted poll; at the end, nothing (and a stop request, if `stop_when_done`)."""
+        if not self.script:
+            if self.stop_when_done:
+                self.control.set_threadsafe(TargetState.STOPPED)
+            return None
+        self.polls += 1
+        return self.script.pop(0)
+
+    def commit(self) -> None:
+        """Count the commit."""
+        self.commits += 1
+
+    def commit_record(self, record: SourceRecord, metadata: Any | None) -> None:
+        """Keep the record's value and its metadata."""
+        self.committed_records.append((record.value, metadata))
+
+    def stop(self) -> None:
+        """Remember the stop."""
+        self.stopped = True
+
+
+class CallLog:
+    """Intervals of task calls, recorded from the task's thread, to check that none overlap."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.calls: list[tuple[str, float, float]] = []
+
+    def record(self, name: str, started: float) -> None:
+        """Record a call named `name` that began at `started` (monotonic) and ends now."""
+        with self.lock:
+            self.calls.append((name, started, time.monotonic()))
+
+    def names(self) -> list[str]:
+        """The calls' names, in the order they ended."""
+        return [c[0] for c in self.calls]
+
+    def overlaps(self) -> list[tuple[str, str]]:
+        """Each pair of calls where the second began before the first ended."""
+        ordered = sorted(self.calls, key=lambda c: c[1])
+        return [(a[0], b[0]) for a, b in itertools.pairwise(ordered) if b[1] < a[2]]
+
+
+class RecordingSinkTask(SinkTask):
+    """Keeps every accepted value; the test sets how put, pre_commit and open behave (after `start`),
+    and reads the calls' intervals in `calls`."""
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Every switch well-behaved; nothing recorded yet."""
+        self.values: list[str] = []
+        self.calls = CallLog()
+        self.retriable_failures = 0
+        self.put_delay_s = 0.0
+        self.pre_commit_gate: threading.Event | None = None
+        self.at_pre_commit_gate = threading.Event()
+        self.pre_commit_answer: (
+            Callable[[Mapping[TopicPartition, int]], Mapping[TopicPartition, int]] | None
+        ) = None
+        self.open_error: Exception | None = None
+        self.opened: list[set[TopicPartition]] = []
+        self.closed: list[set[TopicPartition]] = []
+        self.on_put: Callable[[], None] = lambda: None
+        self.in_put = threading.Event()
+        #: Records whose value starts with this go to the ErrantRecordReporter instead.
+        self.errant_prefix: str | None = None
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        """Keep the values (those starting with `errant_prefix` go to the errant record reporter),
+        after `put_delay_s`; the first `retriable_failures` calls with records fail, retriably."""
+        started = time.monotonic()
+        if records:
+            self.in_put.set()
+            time.sleep(self.put_delay_s)
+        try:
+            if self.retriable_failures and records:
+                self.retriable_failures -= 1
+                raise RetriableError("the external system is busy")
+            reporter = self.context.errant_record_reporter()
+            for record in records:
+                if self.errant_prefix and record.value.startswith(self.errant_prefix):
+                    assert reporter is not None
+                    reporter.report(record, ValueError(f"cannot write {record.value}"))
+                else:
+                    self.values.append(record.value)
+            self.on_put()
+        finally:
+            self.in_put.clear()
+            self.calls.record("put" if records else "empty put", started)
+
+    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
+        """The offsets `pre_commit_answer` gives, or those given; waits at `pre_commit_gate` if set."""
+        started = time.monotonic()
+        if self.pre_commit_gate is not None:
+            self.at_pre_commit_gate.set()
+            self.pre_commit_gate.wait(5)
+        self.calls.record("pre_commit", started)
+        return self.pre_commit_answer(current_offsets) if self.pre_commit_answer else current_offsets
+
+    def open(self, partitions: set[TopicPartition]) -> None:
+        """Record the partitions; raise `open_error` if set."""
+        started = time.monotonic()
+        self.opened.append(set(partitions))
+        self.calls.record("open", started)
+        if self.open_error is not None:
+            raise self.open_error
+
+    def close(self, partitions: set[TopicPartition]) -> None:
+        """Record the partitions."""
+        started = time.monotonic()
+        self.closed.append(set(partitions))
+        self.calls.record("close", started)
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+
+# --- connectors --------------------------------------------------------------------------------------------
+
+
+class IdleSource(SourceConnector):
+    """Starts and stops doing nothing; one task, given the connector's whole config; its task is `task`."""
+
+    task: ClassVar[type[SourceTask]] = IdleSourceTask
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Keep the config for the task."""
+        self.config = dict(config)
+
+    def task_class(self) -> type[SourceTask]:
+        """`task`."""
+        return self.task
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """One task config: the connector's."""
+        return [dict(self.config)]
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+
+class IdleSink(SinkConnector):
+    """Starts and stops doing nothing; one task, given the connector's whole config; its task is `task`."""
+
+    task: ClassVar[type[SinkTask]] = IdleSinkTask
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Keep the config for the task."""
+        self.config = dict(config)
+
+    def task_class(self) -> type[SinkTask]:
+        """`task`."""
+        return self.task
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """One task config: the connector's."""
+        return [dict(self.config)]
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+
+def source_connector(task: type[SourceTask]) -> type[IdleSource]:
+    """An `IdleSource` whose task class is `task`, named ``<task>Connector``."""
+    return type(f"{task.__name__}Connector", (IdleSource,), {"task": task, "__module__": task.__module__})
+
+
+def sink_connector(task: type[SinkTask]) -> type[IdleSink]:
+    """An `IdleSink` whose task class is `task`, named ``<task>Connector``."""
+    return type(f"{task.__name__}Connector", (IdleSink,), {"task": task, "__module__": task.__module__})
+
+
+class VersionedSource(IdleSource):
+    """An idle source whose `version()` is 2.5.0 (`IdleSource`'s is Kafka's ``undefined``)."""
+
+    @classmethod
+    def version(cls) -> str:
+        """2.5.0."""
+        return "2.5.0"
+
+
+class GreedySource(IdleSource):
+    """Generates one task config more than ``tasks.max`` allows (KIP-1004's bug); its tasks are idle."""
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """``tasks.max`` + 1 configs, each the connector's with its ``index``."""
+        return [{**self.config, "index": str(i)} for i in range(max_tasks + 1)]
+
+
+class BlockingPollSource(IdleSource):
+    """One `BlockingPollTask`, which writes its calls to the file the `EVENTS_FILE` key names."""
+
+    task = BlockingPollTask
+    config_def = ConfigDef().define(
+        EVENTS_FILE, type="STRING", importance="HIGH", documentation="Where the task writes its calls."
+    )
+
+
+class SecretSink(IdleSink):
+    """A sink with a PASSWORD key (``db.password``), as a JDBC sink has; fails to start on request
+    (``fail=yes``) with an error naming the password, so a test can check it is scrubbed. Every config
+    it starts with is kept in `started` (clear it first)."""
+
+    config_def = (
+        ConfigDef()
+        .define("db.password", type="PASSWORD", importance="HIGH", documentation="Secret.")
+        .define("db.user", type="STRING", importance="HIGH", default="", documentation="User.")
+        .define("file", type="STRING", importance="HIGH", documentation="Where.")
+    )
+    started: ClassVar[list[dict[str, str]]] = []
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Keep the config; fail naming the password when ``fail`` is ``yes``."""
+        SecretSink.started.append(dict(config))
+        if config.get("fail") == "yes":
+            raise RuntimeError(f"login refused for password {config['db.password']}")
+        super().start(config)
+
+
+class SwitchableSource(IdleSource):
+    """A source a test steers through class switches (`reset` puts them back): `events` records each
+    ``start`` and ``stop``; `fail_start` fails the start; `task_suffix` ends every task's ``index``, so
+    a restart can give new task configs; a config with the key ``slow`` validates in
+    `slow_validation_s`. Tasks get only ``topic`` (as Kafka's file connectors give only what tasks need)
+    and their ``index``, ``tasks.max`` of them. Offsets can always be altered."""
+
+    config_def = ConfigDef().define(
+        "topic", type="STRING", importance="HIGH", documentation="Where to write."
+    )
+    events: ClassVar[list[str]] = []
+    fail_start: ClassVar[bool] = False
+    task_suffix: ClassVar[str] = ""
+    slow_validation_s: ClassVar[float] = 0.0
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Record the start; fail if `fail_start`."""
+        SwitchableSource.events.append("start")
+        if SwitchableSource.fail_start:
+            raise RuntimeError("cannot start")
+        super().start(config)
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """``topic`` and ``index`` for each of `max_tasks` tasks."""
+        topic = self.config["topic"]
+        return [{"topic": topic, "index": f"{i}{SwitchableSource.task_suffix}"} for i in range(max_tasks)]
+
+    def validate(self, config: Mapping[str, str]) -> Any:
+        """Validate, slowly if the config has the key ``slow``."""
+        if "slow" in config:
+            time.sleep(SwitchableSource.slow_validation_s)
+        return super().validate(config)
+
+    def stop(self) -> None:
+        """Record the stop."""
+        SwitchableSource.events.append("stop")
+
+    def alter_offsets(self, config: Mapping[str, str], offsets: Mapping[Any, Any]) -> bool:
+        """Any offsets may be written."""
+        return True
+
+    @classmethod
+    def reset(cls) -> None:
+        """Every switch back to well-behaved, `events` emptied."""
+        SwitchableSource.events.clear()
+        SwitchableSource.fail_start = False
+        SwitchableSource.task_suffix = ""
+        SwitchableSource.slow_validation_s = 0.0
+
+
+class HangingSource(SwitchableSource):
+    """A source whose `start` (or, with `hang_in` ``task_configs``, `task_configs`) blocks until the
+    test sets `release`, then fails with `error` if one is set. `reset` puts the switches back."""
+
+    release: ClassVar[threading.Event] = threading.Event()
+    hang_in: ClassVar[str] = "start"
+    error: ClassVar[str | None] = None
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Hang first if `hang_in` is ``start``."""
+        if HangingSource.hang_in == "start":
+            self._hang()
+        self.config = dict(config)
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """Hang first if `hang_in` is ``task_configs``."""
+        if HangingSource.hang_in == "task_configs":
+            self._hang()
+        return super().task_configs(max_tasks)
+
+    def _hang(self) -> None:
+        HangingSource.release.wait(30)
+        if HangingSource.error is not None:
+            raise RuntimeError(HangingSource.error)
+
+    @classmethod
+    def reset(cls) -> None:
+        """Every switch back, `SwitchableSource`'s too; a new, unset `release`."""
+        SwitchableSource.reset()
+        HangingSource.release = threading.Event()
+        HangingSource.hang_in = "start"
+        HangingSource.error = None
+
+
+# --- in a worker process -----------------------------------------------------------------------------------
+
+#: The aliases `register_connectors` gives, for integration tests' ``connector.class``.
+ALIASES: dict[str, type[SourceConnector] | type[SinkConnector]] = {
+    "GreedySource": GreedySource,
+    "BlockingPoll": BlockingPollSource,
+}
+
+
+@hookimpl
+def register_connectors(registry: PluginRegistry) -> None:
+    """Register the connectors real workers run in tests, under `ALIASES`."""
+    for alias, connector in ALIASES.items():
+        registry.add(connector, aliases=[alias])
