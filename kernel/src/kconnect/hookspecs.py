@@ -21,7 +21,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from kconnect.executor import Executor
-    from kconnect.plugin_host import PluginRegistry
+    from kconnect.plugin_registry import PluginRegistry
     from kconnect.worker_config import WorkerConfig
 
 PROJECT_NAME = "kconnect"

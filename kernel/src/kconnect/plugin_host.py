@@ -11,37 +11,31 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from enum import Enum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pluggy
 
 from kconnect import hookspecs
+from kconnect.connector import SinkConnector, SourceConnector
 from kconnect.errors import PluginError
+from kconnect.executor import Executor
+from kconnect.plugin_registry import PluginDesc, PluginRegistry, PluginType, python_path_of, shown_class_name
 from kconnect.task import Task
+from kconnect.worker_config import WorkerConfig
 
-if TYPE_CHECKING:
-    from kconnect.executor import Executor
-    from kconnect.worker_config import WorkerConfig
+__all__ = [
+    "DISABLE_ENV",
+    "PluginDesc",
+    "PluginHost",
+    "PluginRegistry",
+    "PluginType",
+    "shown_class_name",
+]
 
 log = logging.getLogger(__name__)
 
 DISABLE_ENV = "KCONNECT_DISABLE_PLUGINS"
-
-
-class PluginType(str, Enum):
-    """The kinds of plugin, with Kafka's names for them (as `/connector-plugins` shows)."""
-
-    SOURCE = "source"
-    SINK = "sink"
-    CONVERTER = "converter"
-    HEADER_CONVERTER = "header_converter"
-    TRANSFORMATION = "transformation"
-    PREDICATE = "predicate"
-    CONFIG_PROVIDER = "configprovider"
-    REST_EXTENSION = "rest_extension"
 
 
 _INTERFACE_NAMES = {
@@ -57,91 +51,12 @@ _INTERFACE_NAMES = {
 """Kafka's interface name per kind, for the text of a plugin that cannot be found (Plugins.java)."""
 
 
-@dataclass(frozen=True)
-class PluginDesc:
-    """One registered plugin class and the names it answers to."""
-
-    cls: Any
-    type: PluginType
-    class_name: str
-    python_path: str
-    aliases: tuple[str, ...]
-    version: str
-    distribution: str | None = None
-
-    def names(self) -> tuple[str, ...]:
-        """Every name this plugin is found by: Java name, Python path, aliases."""
-        return (self.class_name, self.python_path, *self.aliases)
-
-
-def _python_path(cls: Any) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def shown_class_name(cls: Any) -> str:
-    """The name Kafka tooling sees for `cls`: its first ``java_class_names`` entry, else its Python path.
-
-    `/connector-plugins` shows a plugin's ``class`` this way, and the herder writes a task config's
-    ``task.class`` this way (`PluginHost.task_class` accepts it back).
-    """
-    java_names = tuple(getattr(cls, "java_class_names", ()) or ())
-    return java_names[0] if java_names else _python_path(cls)
-
-
-def _version_of(cls: Any) -> str:
-    version = getattr(cls, "version", None)
-    if callable(version):
-        try:
-            return str(version())
-        except TypeError:
-            return "undefined"
-    return str(version) if version else "undefined"
-
-
-@dataclass
-class PluginRegistry:
-    """What a registration hook receives: call `add` for each class the plugin provides.
-
-    The host passes one registry per hook to every implementation, through pluggy's hook caller,
-    so the registry collects classes in pluggy's call order: that order decides which class a
-    name shared by two plugins resolves to (see `PluginHost.find`).
-    """
-
-    kind: str
-    classify: Callable[[Any], PluginType]
-    plugins: list[PluginDesc] = field(default_factory=list)
-    locate: Callable[[Any], str | None] = lambda _cls: None
-
-    def add(self, cls: Any, *, aliases: Iterable[str] = ()) -> None:
-        """Register `cls`, found by its Python path, its Java class names and these aliases.
-
-        The shown class name (`/connector-plugins`' ``class``) is the first Java class name the
-        class declares, else its Python path, so Kafka tooling keeps recognising familiar plugins.
-        """
-        java_names = tuple(getattr(cls, "java_class_names", ()) or ())
-        python_path = _python_path(cls)
-        names = tuple(dict.fromkeys((*java_names[1:], *aliases)))
-        self.plugins.append(
-            PluginDesc(
-                cls=cls,
-                type=self.classify(cls),
-                class_name=shown_class_name(cls),
-                python_path=python_path,
-                aliases=names,
-                version=_version_of(cls),
-                distribution=self.locate(cls),
-            )
-        )
-
-
 def _classify_connector(cls: Any) -> PluginType:
-    from kconnect.connector import SinkConnector, SourceConnector
-
     if isinstance(cls, type) and issubclass(cls, SourceConnector):
         return PluginType.SOURCE
     if isinstance(cls, type) and issubclass(cls, SinkConnector):
         return PluginType.SINK
-    raise PluginError(f"{_python_path(cls)} is neither a SourceConnector nor a SinkConnector")
+    raise PluginError(f"{python_path_of(cls)} is neither a SourceConnector nor a SinkConnector")
 
 
 def _fixed(kind: PluginType) -> Callable[[Any], PluginType]:
@@ -322,7 +237,7 @@ class PluginHost:
                 message = f"Connector {plugin.class_name}'s task_class() returned {cls!r}, not a Task class"
                 raise PluginError(message)
             self._task_classes[plugin.python_path] = cls
-        if task_class not in (_python_path(cls), *(getattr(cls, "java_class_names", ()) or ())):
+        if task_class not in (python_path_of(cls), *(getattr(cls, "java_class_names", ()) or ())):
             raise PluginError(
                 f"task.class {task_class} is not the task class of connector {plugin.class_name} "
                 f"({shown_class_name(cls)})"

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import javaproperties
 
+from kconnect.config.client_properties import worker_client_problems
 from kconnect.config.connector_keys import NAME_CONFIG
+from kconnect.config.override_policy import OverridePolicyError, log_override_policy, override_policy
 from kconnect.config.unused_keys import log_worker_keys
 from kconnect.config.worker_keys import check_distributed_keys, check_worker_keys
 from kconnect.errors import ConnectError
@@ -59,19 +61,6 @@ def load_properties(path: str | Path) -> dict[str, str]:
         return dict(javaproperties.loads(text))
     except (ValueError, UnicodeError) as exc:
         raise ConfigFileError(f"{file}: not a valid properties file: {exc}") from exc
-
-
-def resolve_references(props: Mapping[str, str], source: str) -> dict[str, str]:
-    """`props` with their config-provider references resolved (docs/secrets.md); ConfigFileError
-    naming `source` and the key when a provider cannot be created or a value cannot be read."""
-    from kconnect.config.providers_worker import ConfigProviderError, resolve_worker_props
-    from kconnect.config.values import ConfigException
-    from kconnect.plugin_host import PluginHost
-
-    try:
-        return resolve_worker_props(props, PluginHost.load)
-    except (ConfigProviderError, ConfigException) as exc:
-        raise ConfigFileError(f"{source}: {exc}") from exc
 
 
 def _stringify(value: object) -> str:
@@ -134,7 +123,11 @@ class WorkerConfig:
 
     @classmethod
     def from_props(cls, props: Mapping[str, str], source: str = "<worker config>") -> WorkerConfig:
-        """Build from raw properties; ConfigFileError names `source`, the key and the reason."""
+        """Build from raw properties; ConfigFileError names `source`, the key and the reason.
+
+        A worker file is read with `kconnect.worker_providers.read_worker_config`, which resolves
+        its config-provider references first.
+        """
         listeners = tuple(
             part.strip() for part in props.get("listeners", DEFAULT_LISTENER).split(",") if part.strip()
         ) or (DEFAULT_LISTENER,)
@@ -164,12 +157,6 @@ class WorkerConfig:
             worker_id=f"{_advertised_host(host)}:{port}",
             topic_creation_enable=topic_creation_enabled(props, source),
         )
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> WorkerConfig:
-        """Read and check a worker properties file, its ``${provider:[path:]key}`` references resolved
-        through the providers its ``config.providers`` names (as Kafka resolves them at worker start)."""
-        return cls.from_props(resolve_references(load_properties(path), str(path)), str(path))
 
     def with_prefix(self, prefix: str) -> dict[str, str]:
         """Keys starting with `prefix`, with the prefix stripped (``producer.``, ``spark.``...)."""
@@ -382,9 +369,6 @@ def check_client_config(props: Mapping[str, str], source: str = "<worker config>
     ``consumer.*``, ``admin.*``, top-level ``security.protocol``, ``sasl.*``, ``ssl.*``...) and a bad
     ``connector.client.config.override.policy`` or ``connector.client.config.override.allowlist``
     (docs/security.md); logs the policy's set-up lines as Kafka does."""
-    from kconnect.config.client_properties import worker_client_problems
-    from kconnect.config.override_policy import OverridePolicyError, log_override_policy, override_policy
-
     problems = [f"{source}: {key}: {reason}" for key, reason in worker_client_problems(props).items()]
     try:
         policy = override_policy(props)

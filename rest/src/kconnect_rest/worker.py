@@ -22,6 +22,7 @@ from kconnect.errors import ConnectError, RequestTimeoutError
 from kconnect.herder.api import Herder
 from kconnect.plugin_host import PluginHost
 from kconnect.worker_config import ConfigFileError, WorkerConfig, load_properties
+from kconnect.worker_providers import read_worker_config
 
 from kconnect_rest import tls
 from kconnect_rest.http_headers import ResponseHeaderFilters
@@ -100,15 +101,19 @@ def read_connector_file(path: str | Path) -> ConnectorFile:
 class StandaloneWorker:
     """One standalone worker process (``kconnect standalone``)."""
 
-    def __init__(self, config: WorkerConfig, connectors: Sequence[ConnectorFile] = ()) -> None:
+    def __init__(
+        self, config: WorkerConfig, host: PluginHost, connectors: Sequence[ConnectorFile] = ()
+    ) -> None:
         self.config = config
+        self.host = host
         self.connectors = list(connectors)
         self._stopping = asyncio.Event()
 
     @classmethod
     def from_files(cls, worker_file: str, connector_files: Sequence[str]) -> StandaloneWorker:
-        """Read and check every file before anything starts."""
-        config = WorkerConfig.from_file(worker_file)
+        """Load the plugins and read and check every file before anything starts."""
+        host = PluginHost.load()
+        config = read_worker_config(worker_file, host)
         if not config.offset_storage_file:
             raise ConfigFileError(
                 f"{worker_file}: offset.storage.file.filename: missing required key "
@@ -123,7 +128,7 @@ class StandaloneWorker:
                 raise ConfigFileError(
                     f"{connector.path}: name: connector {connector.name!r} is defined twice"
                 )
-        return cls(config, connectors)
+        return cls(config, host, connectors)
 
     def request_stop(self) -> None:
         """Ask `run` to shut down (what SIGINT / SIGTERM do)."""
@@ -134,8 +139,7 @@ class StandaloneWorker:
         from kconnect.herder.standalone import StandaloneHerder
 
         _stop_on_signals(self.request_stop)
-        host = PluginHost.load()
-        herder = StandaloneHerder.create(self.config, host, host.create_executor(self.config))
+        herder = StandaloneHerder.create(self.config, self.host, self.host.create_executor(self.config))
 
         async def create_connectors() -> None:
             for connector in self.connectors:
@@ -153,22 +157,25 @@ class StandaloneWorker:
                 log.info("Connector %s created from %s", connector.name, connector.path)
             log.info("kconnect worker %s started", herder.worker_id)
 
-        await serve(self.config, host, herder, self._stopping, create_connectors)
+        await serve(self.config, self.host, herder, self._stopping, create_connectors)
 
 
 class DistributedWorker:
     """One worker of a Connect cluster (``kconnect distributed``): connectors come through REST only."""
 
-    def __init__(self, config: WorkerConfig) -> None:
+    def __init__(self, config: WorkerConfig, host: PluginHost) -> None:
         self.config = config
+        self.host = host
         self._stopping = asyncio.Event()
 
     @classmethod
     def from_file(cls, worker_file: str) -> DistributedWorker:
-        """Read and check the worker file (group and internal topic keys too) before anything starts."""
+        """Load the plugins and read and check the worker file (group and internal topic keys too)
+        before anything starts."""
         from kconnect.distributed.request_signing import InterWorkerKeyConfig
 
-        config = WorkerConfig.from_file(worker_file)
+        host = PluginHost.load()
+        config = read_worker_config(worker_file, host)
         config.group_config()
         for topic in (config.config_storage, config.offset_storage, config.status_storage):
             topic()
@@ -176,7 +183,7 @@ class DistributedWorker:
         tls.check(config)
         ResponseHeaderFilters.from_props(config.props, config.source)
         url = config.advertised_url()
-        return cls(replace(config, worker_id=url.split("://", 1)[1].rstrip("/")))
+        return cls(replace(config, worker_id=url.split("://", 1)[1].rstrip("/")), host)
 
     def request_stop(self) -> None:
         """Ask `run` to shut down (what SIGINT / SIGTERM do)."""
@@ -190,19 +197,20 @@ class DistributedWorker:
         from kconnect_rest.internal_client import InternalRequestClient
 
         _stop_on_signals(self.request_stop)
-        host = PluginHost.load()
-        executor = host.create_executor(self.config)
+        executor = self.host.create_executor(self.config)
         client = InternalRequestClient(
             InterWorkerKeyConfig.from_props(self.config.props, self.config.source),
             verify=tls.client_verify(self.config),
         )
-        herder = DistributedHerder(self.config, host, executor, client, self.config.advertised_url())
+        herder = DistributedHerder.create(
+            self.config, self.host, executor, client, self.config.advertised_url()
+        )
 
         async def joined() -> None:
             group = self.config.group_config().group_id
             log.info("kconnect worker %s started in group %s", herder.worker_id, group)
 
         try:
-            await serve(self.config, host, herder, self._stopping, joined)
+            await serve(self.config, self.host, herder, self._stopping, joined)
         finally:
             await client.close()

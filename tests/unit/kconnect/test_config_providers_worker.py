@@ -6,24 +6,57 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
-from kconnect import hookimpl
-from kconnect.config.providers_worker import (
-    ConfigProviderError,
-    WorkerConfigTransformer,
+from kconnect import ConfigDef, SinkConnector, SinkTask, hookimpl
+from kconnect.config.configdef import ConfigType, Importance
+from kconnect.config.providers_worker import ConfigProviderError, WorkerConfigTransformer
+from kconnect.plugin_host import PluginHost
+from kconnect.worker_config import ConfigFileError
+from kconnect.worker_providers import (
     connector_password_keys,
     create_providers,
+    read_worker_config,
+    worker_config_transformer,
 )
-from kconnect.plugin_host import PluginHost
-from kconnect.worker_config import ConfigFileError, WorkerConfig
 
-from tests.connectors import SecretSink
 from tests.unit.kconnect.provider_fakes import ExpiringProvider
 
 JAVA = "org.apache.kafka.common.config.provider."
+
+
+class NoTask(SinkTask):
+    def start(self, config: Mapping[str, str]) -> None:
+        pass
+
+    def put(self, records: Any) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+class SecretSink(SinkConnector):
+    config_def = (
+        ConfigDef()
+        .define("db.password", type=ConfigType.PASSWORD, importance=Importance.HIGH, documentation="Secret.")
+        .define("db.user", type=ConfigType.STRING, importance=Importance.HIGH, documentation="User.")
+    )
+
+    def start(self, config: Mapping[str, str]) -> None:
+        pass
+
+    def task_class(self) -> type[NoTask]:
+        return NoTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{}]
+
+    def stop(self) -> None:
+        pass
 
 
 class SecretsPlugin:
@@ -64,7 +97,7 @@ def test_a_worker_files_references_are_resolved_when_it_is_read(
         f"offset.storage.file.filename=${{directory:{tmp_path / 'mount'}:offsets}}\n",
         encoding="utf-8",
     )
-    config = WorkerConfig.from_file(worker)
+    config = read_worker_config(worker, host())
     assert config.bootstrap_servers == "broker-1:9092"
     assert config.props["group.id"] == "connect-cluster"
     assert config.props["client.id"] == "${env:HOME}"  # not in the allowlist: left as written
@@ -104,7 +137,7 @@ def test_a_bad_provider_stops_the_worker_naming_the_file_and_key(
     worker = tmp_path / "worker.properties"
     worker.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(ConfigFileError) as error:
-        WorkerConfig.from_file(worker)
+        read_worker_config(worker, host())
     assert str(error.value).startswith(f"{worker}: {message}")
 
 
@@ -142,7 +175,7 @@ def transformer(ttl_ms: int, restarted: list[str], done: threading.Event) -> Wor
         restarted.append(name)
         done.set()
 
-    return WorkerConfigTransformer.for_worker(props, host(), restart)
+    return worker_config_transformer(props, host(), restart)
 
 
 def test_a_value_with_a_ttl_restarts_its_connector_when_it_expires() -> None:

@@ -1,11 +1,11 @@
-"""The worker's config providers at work: its own properties, and its connectors' configs.
+"""The worker's config providers at work on its connectors' configs.
 
-`resolve_worker_props` resolves references in a worker's own properties when it starts (Kafka's
-``AbstractConfig`` does so for every config it reads); the providers it creates for that are closed
-again. `WorkerConfigTransformer` (Kafka's class of that name) holds the providers the herder uses for
+`WorkerConfigTransformer` (Kafka's class of that name) holds the providers the herder uses for
 connectors: it resolves a connector's or task's config when the instance starts, schedules the
 connector's restart when a value's TTL expires (``config.action.reload=restart``), and remembers the
-secrets it resolved so traces can be scrubbed of them (`kconnect.config.providers_view`).
+secrets it resolved so traces can be scrubbed of them (`kconnect.config.providers_view`). The
+providers are plugins: `kconnect.worker_providers` creates them with the plugin host, and resolves
+the worker's own properties with them.
 """
 
 from __future__ import annotations
@@ -13,28 +13,12 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
 
-from kconnect.config.configdef import ConfigDef
-from kconnect.config.connector_keys import (
-    CONFIG_RELOAD_ACTION_CONFIG,
-    CONNECTOR_CLASS_CONFIG,
-    sink_connector_config_def,
-    source_connector_config_def,
-)
-from kconnect.config.providers import (
-    CONFIG_PROVIDERS_CONFIG,
-    ConfigProvider,
-    provider_class_key,
-    provider_param_prefix,
-)
+from kconnect.config.connector_keys import CONFIG_RELOAD_ACTION_CONFIG
+from kconnect.config.providers import CONFIG_PROVIDERS_CONFIG, ConfigProvider
 from kconnect.config.providers_resolver import has_variable, reverse_transform, transform
 from kconnect.config.providers_view import scrub
-from kconnect.config.values import ConfigException, ConfigType
-from kconnect.errors import ConnectError, PluginError
-
-if TYPE_CHECKING:
-    from kconnect.plugin_host import PluginHost
+from kconnect.errors import ConnectError
 
 log = logging.getLogger(__name__)
 
@@ -51,45 +35,6 @@ def provider_names(props: Mapping[str, str]) -> list[str]:
     return [name.strip() for name in raw.split(",") if name.strip()]
 
 
-def create_providers(props: Mapping[str, str], host: PluginHost) -> dict[str, ConfigProvider]:
-    """One configured instance per name in ``config.providers`` (Kafka's ``Worker.initConfigTransformer``).
-
-    A name without ``config.providers.<name>.class`` gets no provider, as in Kafka: its references
-    stay unresolved (logged). ConfigProviderError, naming the key, for a class no plugin registered or
-    a provider that rejects its ``param.*`` keys; the providers already created are closed then.
-    """
-    providers: dict[str, ConfigProvider] = {}
-    try:
-        for name in provider_names(props):
-            class_key = provider_class_key(name)
-            class_name = (props.get(class_key) or "").strip()
-            if not class_name:
-                log.warning("%s lists %r but %s is not set: its references stay unresolved",
-                            CONFIG_PROVIDERS_CONFIG, name, class_key)  # fmt: skip
-                continue
-            try:
-                plugin = host.config_provider(class_name)
-            except PluginError as exc:
-                raise ConfigProviderError(f"{class_key}: {exc}") from exc
-            prefix = provider_param_prefix(name)
-            params = {key[len(prefix) :]: value for key, value in props.items() if key.startswith(prefix)}
-            try:
-                provider: ConfigProvider = plugin.cls()
-                provider.configure(params)
-            except ConfigException as exc:
-                key = f"{prefix}{exc.name}" if exc.name else class_key
-                raise ConfigProviderError(f"{key}: {exc.message}") from exc
-            except Exception as exc:
-                raise ConfigProviderError(
-                    f"{class_key}: {plugin.class_name} failed to start: {exc!r}"
-                ) from exc
-            providers[name] = provider
-    except BaseException:
-        close_providers(providers.values())
-        raise
-    return providers
-
-
 def close_providers(providers: Iterable[ConfigProvider]) -> None:
     """Close each provider; an error closing one is logged and the others are still closed."""
     for provider in providers:
@@ -97,48 +42,6 @@ def close_providers(providers: Iterable[ConfigProvider]) -> None:
             provider.close()
         except Exception:
             log.warning("Failed to close config provider %r", provider, exc_info=True)
-
-
-def resolve_worker_props(props: Mapping[str, str], host_factory: Callable[[], PluginHost]) -> dict[str, str]:
-    """The worker's properties with their references resolved (Kafka resolves them at worker start).
-
-    Without ``config.providers`` the properties are returned as they are and no plugin is loaded.
-    Otherwise the plugins are loaded (`host_factory`), the providers created, the references
-    resolved, and the providers closed again: the herder creates its own. Raises
-    ConfigProviderError naming the key (or ConfigException from a provider that cannot read a path).
-    """
-    if not provider_names(props):
-        return dict(props)
-    providers = create_providers(props, host_factory())
-    try:
-        resolved = transform(providers, props).data
-    finally:
-        close_providers(providers.values())
-    return {key: value or "" for key, value in resolved.items()}
-
-
-def connector_password_keys(host: PluginHost, config: Mapping[str, str | None]) -> frozenset[str]:
-    """The keys of `config` that are PASSWORD: the connector's own ConfigDef plus the framework's.
-
-    Empty when ``connector.class`` names no installed connector.
-    """
-    from kconnect.plugin_host import PluginType
-
-    try:
-        plugin = host.connector(config.get(CONNECTOR_CLASS_CONFIG) or "")
-    except PluginError:
-        return frozenset()
-    framework = (
-        sink_connector_config_def() if plugin.type is PluginType.SINK else source_connector_config_def()
-    )
-    own = getattr(plugin.cls, "config_def", None)
-    defs = (framework, own) if isinstance(own, ConfigDef) else (framework,)
-    return frozenset(
-        name
-        for config_def in defs
-        for name, key in config_def.config_keys.items()
-        if key.type is ConfigType.PASSWORD
-    )
 
 
 class _ReloadSchedule:
@@ -181,7 +84,8 @@ class _ReloadSchedule:
 class WorkerConfigTransformer:
     """The worker's config providers, used for its connectors (Kafka's ``WorkerConfigTransformer``).
 
-    The herder's front door creates one (`for_worker`) and hands it to the connector instances (which
+    The herder's front door creates one
+    (`kconnect.worker_providers.worker_config_transformer`) and hands it to the connector instances (which
     resolve a connector's config before `start`), the effect runner (a task's configs before the
     executor gets them) and the validator (a config is validated resolved). `restart` is called, from
     a timer thread, with a connector's name when a value its config used expires. Every method may be
@@ -199,15 +103,6 @@ class WorkerConfigTransformer:
         self._password_keys = password_keys
         self._secrets: dict[str, frozenset[str]] = {}
         self._lock = threading.Lock()
-
-    @classmethod
-    def for_worker(
-        cls, props: Mapping[str, str], host: PluginHost, restart: Callable[[str], None]
-    ) -> WorkerConfigTransformer:
-        """The providers ``config.providers`` names in the worker's `props`; ConfigProviderError if one
-        cannot be created."""
-        providers = create_providers(props, host)
-        return cls(providers, restart, lambda config: connector_password_keys(host, config))
 
     @property
     def enabled(self) -> bool:

@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect.config.connector_keys import NAME_CONFIG
-from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
 from kconnect.herder import events as ev
@@ -36,6 +35,7 @@ from kconnect.model import ConnectorInfo, ConnectorOffsets, ConnectorType, Targe
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import ConfigBackingStore, OffsetBackingStore, StatusBackingStore
 from kconnect.worker_config import WorkerConfig
+from kconnect.worker_providers import worker_config_transformer
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class HerderFrontDoor:
         self._offset_store = offset_store
         self._admin = admin
         # The worker's config providers (docs/secrets.md): a value that expires restarts its connector.
-        self._transformer = WorkerConfigTransformer.for_worker(
+        self._transformer = worker_config_transformer(
             worker_config.props, plugins, lambda name: self._connectors.request_restart(name)
         )
         self._validator = ConnectorValidator(
