@@ -6,13 +6,11 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
-from kconnect import ConfigDef, SinkConnector, SinkTask, hookimpl
-from kconnect.config.configdef import ConfigType, Importance
+from kconnect import hookimpl
 from kconnect.config.providers_worker import ConfigProviderError, WorkerConfigTransformer
 from kconnect.plugin_host import PluginHost
 from kconnect.worker_config import ConfigFileError
@@ -23,40 +21,10 @@ from kconnect.worker_providers import (
     worker_config_transformer,
 )
 
+from tests.connectors import SecretSink
 from tests.unit.kconnect.provider_fakes import ExpiringProvider
 
 JAVA = "org.apache.kafka.common.config.provider."
-
-
-class NoTask(SinkTask):
-    def start(self, config: Mapping[str, str]) -> None:
-        pass
-
-    def put(self, records: Any) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-
-class SecretSink(SinkConnector):
-    config_def = (
-        ConfigDef()
-        .define("db.password", type=ConfigType.PASSWORD, importance=Importance.HIGH, documentation="Secret.")
-        .define("db.user", type=ConfigType.STRING, importance=Importance.HIGH, documentation="User.")
-    )
-
-    def start(self, config: Mapping[str, str]) -> None:
-        pass
-
-    def task_class(self) -> type[NoTask]:
-        return NoTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{}]
-
-    def stop(self) -> None:
-        pass
 
 
 class SecretsPlugin:
