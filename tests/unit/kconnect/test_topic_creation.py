@@ -19,6 +19,7 @@ from kconnect.config.topic_creation import TopicCreationSettings, topic_creation
 from kconnect.errors import BadRequestError, ConnectError
 from kconnect.herder.validation import ConnectorValidator
 from kconnect.kafka.clients import admin_kwargs
+from kconnect.kafka.topic_admin import TopicAdmin
 from kconnect.plugin_host import PluginHost
 from kconnect.runtime import topic_creation as runtime
 from kconnect.runtime.batch_sender import SendAbandoned
@@ -338,7 +339,9 @@ class FakeAdmin:
 
 
 def _creation(admin: FakeAdmin, props: Mapping[str, str] = TWO_GROUPS, **kwargs: Any) -> TopicCreation:
-    return TopicCreation(topic_creation_groups(props), lambda: admin, task="Source task t-0", **kwargs)
+    return TopicCreation(
+        topic_creation_groups(props), lambda: TopicAdmin(admin), task="Source task t-0", **kwargs
+    )
 
 
 def test_missing_topics_are_created_with_their_groups_settings_and_existing_ones_left_alone() -> None:

@@ -24,8 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaError, for_code
+from aiokafka.errors import KafkaError
 
 from kconnect.config.connector_keys import (
     DLQ_CONTEXT_HEADERS_ENABLE_CONFIG,
@@ -34,12 +33,12 @@ from kconnect.config.connector_keys import (
 )
 from kconnect.errors import ConnectError
 from kconnect.kafka.clients import admin_kwargs, create_producer
+from kconnect.kafka.topic_admin import TopicAdmin, new_topic
 from kconnect.runtime.error_handling import Failure, error_class_name
 
 log = logging.getLogger(__name__)
 
 HEADER_PREFIX = "__connect.errors."
-_TOPIC_EXISTS = 36
 
 
 @dataclass(frozen=True)
@@ -90,23 +89,18 @@ async def ensure_dlq_topic(
     worker: Mapping[str, str], connector: Mapping[str, str], dlq: DeadLetterQueueConfig
 ) -> None:
     """Create the DLQ topic with one partition unless it exists (Kafka's rule); ConnectError if that fails."""
-    admin = AIOKafkaAdminClient(**admin_kwargs(worker, connector))
     try:
-        await admin.start()
-        if dlq.topic in await admin.list_topics():
-            return
-        log.info("Dead letter queue topic %s does not exist; creating it", dlq.topic)
-        response = await admin.create_topics([NewTopic(dlq.topic, 1, dlq.replication_factor)])
-        for _name, code, message in response.topic_errors:
-            if code not in (0, _TOPIC_EXISTS):
-                raise ConnectError(
-                    f"Could not initialize dead letter queue with topic={dlq.topic}: "
-                    f"{for_code(code).__name__}: {message}"
-                )
+        async with TopicAdmin.connect(admin_kwargs(worker, connector)) as admin:
+            if await admin.existing([dlq.topic]):
+                return
+            log.info("Dead letter queue topic %s does not exist; creating it", dlq.topic)
+            for result in await admin.create([new_topic(dlq.topic, 1, dlq.replication_factor)]):
+                if not (result.created or result.existed):
+                    raise ConnectError(
+                        f"Could not initialize dead letter queue with topic={dlq.topic}: {result.error}"
+                    )
     except KafkaError as exc:
         raise ConnectError(f"Could not initialize dead letter queue with topic={dlq.topic}: {exc!r}") from exc
-    finally:
-        await admin.close()
 
 
 @dataclass(frozen=True)

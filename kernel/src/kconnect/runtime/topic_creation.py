@@ -32,10 +32,6 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import for_code
 
 from kconnect.config.topic_creation import (
     BROKER_DEFAULT,
@@ -45,6 +41,7 @@ from kconnect.config.topic_creation import (
 )
 from kconnect.errors import ConnectError
 from kconnect.kafka.clients import admin_kwargs, broker_unreachable
+from kconnect.kafka.topic_admin import NOT_AUTHORIZED, ErrorCode, TopicAdmin, error_name, new_topic
 from kconnect.runtime.batch_sender import SendAbandoned
 from kconnect.worker_config import TOPIC_CREATION_ENABLE_CONFIG, topic_creation_enabled
 
@@ -53,9 +50,6 @@ log = logging.getLogger(__name__)
 #: How long `ensure` keeps trying while the broker does not answer (Kafka's ``default.api.timeout.ms``).
 RETRY_TIMEOUT_S = 60.0
 RETRY_BACKOFF_S = 1.0
-
-_CREATED, _UNSUPPORTED_VERSION, _TOPIC_EXISTS, _INVALID_CONFIG, _TIMED_OUT = 0, 35, 36, 40, 7
-_NOT_PERMITTED = frozenset({29, 31})  # TOPIC_ / CLUSTER_AUTHORIZATION_FAILED
 
 
 @dataclass(frozen=True)
@@ -94,40 +88,6 @@ def describe_new_topic(topic: str, settings: TopicCreationSettings) -> str:
     return (
         f"(name={topic}, numPartitions={partitions}, replicationFactor={factor}, "
         f"replicasAssignments=null, configs={{{configs}}})"
-    )
-
-
-class TopicAdmin(Protocol):
-    """The part of aiokafka's admin client topic creation uses (`AIOKafkaAdminClient` satisfies it)."""
-
-    async def start(self) -> None:
-        """Connect to the cluster."""
-        ...
-
-    async def close(self) -> None:
-        """Disconnect."""
-        ...
-
-    async def list_topics(self) -> list[str]:
-        """Every topic name the client may see."""
-        ...
-
-    async def create_topics(
-        self, new_topics: list[NewTopic], timeout_ms: int | None = None, validate_only: bool = False
-    ) -> Any:
-        """Create topics; the response's ``topic_errors`` holds (name, error code[, message]) per topic."""
-        ...
-
-
-def _new_topic(topic: str, settings: TopicCreationSettings) -> NewTopic:
-    broker_default = BROKER_DEFAULT in (settings.partitions, settings.replication_factor)
-    return NewTopic(
-        topic,
-        settings.partitions,
-        settings.replication_factor,
-        # aiokafka wants replica assignments exactly when a count is left to the broker; none is fine.
-        replica_assignments={} if broker_default else None,
-        topic_configs=dict(settings.topic_configs),
     )
 
 
@@ -174,12 +134,7 @@ class TopicCreation:
             return cls([], _no_admin, stopping, task)
         groups = topic_creation_groups(connector)
         kwargs = admin_kwargs(worker, connector)
-
-        def admin() -> TopicAdmin:
-            client: TopicAdmin = AIOKafkaAdminClient(**kwargs)
-            return client
-
-        return cls(groups, admin, stopping, task)
+        return cls(groups, lambda: TopicAdmin.connect(kwargs), stopping, task)
 
     @property
     def enabled(self) -> bool:
@@ -225,10 +180,8 @@ class TopicCreation:
     async def _find_or_create(self, topics: list[str]) -> None:
         log.info("%s will send records to topic(s) '%s' for the first time; checking whether they exist",
                  self._task, _names(topics))  # fmt: skip
-        admin = self._admin_factory()
-        await admin.start()
-        try:
-            existing = set(await admin.list_topics())
+        async with self._admin_factory() as admin:
+            existing = await admin.existing(topics)
             for topic in topics:
                 if topic in existing:
                     log.info("Topic '%s' already exists", topic)
@@ -236,32 +189,31 @@ class TopicCreation:
             missing = [topic for topic in topics if topic not in existing]
             if missing:
                 await self._create(admin, missing)
-        finally:
-            await admin.close()
 
     async def _create(self, admin: TopicAdmin, topics: list[str]) -> None:
         settings = {topic: self.settings_for(topic) for topic in topics}
         for topic, group in settings.items():
             log.info("Creating topic '%s' with topic creation group %s", topic, group.name)
-        response = await admin.create_topics([_new_topic(topic, group) for topic, group in settings.items()])
-        for topic, code, *detail in response.topic_errors:
-            message = detail[0] if detail and detail[0] else ""
+        results = await admin.create(
+            new_topic(topic, group.partitions, group.replication_factor, group.topic_configs)
+            for topic, group in settings.items()
+        )
+        for result in results:
+            topic, code, message = result.topic, result.code, result.message
             described = describe_new_topic(topic, settings[topic])
-            if code == _CREATED:
+            if result.created:
                 log.info("Created topic '%s' using creation group %s", described, settings[topic].name)
-            elif code == _TOPIC_EXISTS:
+            elif result.existed:
                 log.info("Found existing topic '%s'", described)
-            elif code in _NOT_PERMITTED or code == _UNSUPPORTED_VERSION:
-                log.warning(
-                    "Request to create new topic '%s' failed: %s", topic, message or for_code(code).__name__
-                )
+            elif code in NOT_AUTHORIZED or code == ErrorCode.UNSUPPORTED_VERSION:
+                log.warning("Request to create new topic '%s' failed: %s", topic, message or error_name(code))
                 raise ConnectError(
                     f"Task failed to create new topic {described}. Ensure that the task is authorized to "
                     "create topics or that the topic exists and restart the task"
                 )
-            elif code == _INVALID_CONFIG:
+            elif code == ErrorCode.INVALID_CONFIG:
                 raise ConnectError(f"Unable to create topic(s) '{topic}': {message}")
-            elif code == _TIMED_OUT:
+            elif code == ErrorCode.REQUEST_TIMED_OUT:
                 raise ConnectError(
                     f"Timed out while checking for or creating topic(s) '{topic}'. This could indicate a "
                     "connectivity issue, unavailable topic partitions, or if this is your first use of the "
@@ -269,8 +221,7 @@ class TopicCreation:
                 )
             else:
                 raise ConnectError(
-                    f"Error while attempting to create/find topic(s) '{topic}': "
-                    f"{for_code(code).__name__}: {message}"
+                    f"Error while attempting to create/find topic(s) '{topic}': {result.error}"
                 )
             self._known.add(topic)
 
