@@ -31,14 +31,12 @@ from kconnect.storage import (
     KafkaStatusBackingStore,
     StoreError,
 )
-from kconnect.storage.config_topic_state import (
-    ConfigUpdate,
-    ConnectorConfigRemoved,
-    ConnectorConfigUpdated,
-    RestartRequested,
-    SessionKeyUpdated,
-    TargetStateChanged,
-    TaskConfigsUpdated,
+from kconnect.storage.config_changes import (
+    ConfigChange,
+    ConnectorConfigDeleted,
+    ConnectorConfigRead,
+    TargetStateRead,
+    TaskConfigsRead,
 )
 from kconnect.worker_config import WorkerConfig
 
@@ -71,7 +69,7 @@ class Cluster:
         self.stores: list[Store] = []
 
     async def configs(
-        self, listener: Callable[[ConfigUpdate], None] | None = None
+        self, listener: Callable[[ConfigChange], None] | None = None
     ) -> KafkaConfigBackingStore:
         store = KafkaConfigBackingStore(self.props, self.config.config_storage())
         if listener is not None:
@@ -235,7 +233,7 @@ async def test_a_replication_factor_the_cluster_cannot_meet_refuses_the_start(cl
 
 async def test_two_workers_see_each_others_config_writes_and_hear_them(cluster: Cluster) -> None:
     a = await cluster.configs()
-    heard: list[ConfigUpdate] = []
+    heard: list[ConfigChange] = []
     b = await cluster.configs(heard.append)
     await a.put_connector_config("src", {"connector.class": "X", "name": "src"}, TargetState.PAUSED)
     await a.put_task_configs("src", [{"task": "0"}, {"task": "1"}])
@@ -252,13 +250,11 @@ async def test_two_workers_see_each_others_config_writes_and_hear_them(cluster: 
         assert snapshot.task_configs["src"] == ({"task": "0"}, {"task": "1"})
         assert store.session_key == key
     assert a.snapshot() == b.snapshot()
-    tasks = (ConnectorTaskId("src", 0), ConnectorTaskId("src", 1))
-    assert heard == [
-        ConnectorConfigUpdated("src"),
-        TaskConfigsUpdated("src", tasks),
-        TargetStateChanged("src", TargetState.STOPPED),
-        RestartRequested(RestartRequest("src", only_failed=True, include_tasks=True)),
-        SessionKeyUpdated(key),
+    assert heard == [  # a new session key is no change: the store's session_key holds it
+        ConnectorConfigRead("src", {"connector.class": "X", "name": "src"}, TargetState.PAUSED),
+        TaskConfigsRead("src", ({"task": "0"}, {"task": "1"})),
+        TargetStateRead("src", TargetState.STOPPED),
+        RestartRequest("src", only_failed=True, include_tasks=True),
     ]
 
 
@@ -271,13 +267,13 @@ async def test_a_restarted_config_store_recovers_everything_and_tombstones_delet
     await a.remove_connector_config("gone")
     before = a.snapshot()
     assert before.connectors() == ["keep"]
-    heard: list[ConfigUpdate] = []
+    heard: list[ConfigChange] = []
     again = await cluster.configs(heard.append)
     assert again.snapshot() == before
     assert heard == []  # what start read is in the snapshot, not told again
     await a.remove_connector_config("keep")
     await again.read_to_end()
-    assert again.snapshot().connectors() == [] and heard == [ConnectorConfigRemoved("keep")]
+    assert again.snapshot().connectors() == [] and heard == [ConnectorConfigDeleted("keep")]
 
 
 async def test_task_configs_without_their_commit_stay_invisible(cluster: Cluster) -> None:

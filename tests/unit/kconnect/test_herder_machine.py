@@ -234,7 +234,7 @@ def test_connector_failure_keeps_trace_and_tasks() -> None:
         ev.TaskConfigsGenerated(NAME, 999, [{"new": "x"}]),
         ev.ConnectorRemoved("other"),
         ev.TargetStateSet("other", TargetState.PAUSED),
-        ev.RestartRequested("other"),
+        ev.RestartRequest("other"),
         ev.TaskRestartRequested(ConnectorTaskId(NAME, 5)),
     ],
 )
@@ -291,7 +291,7 @@ def test_reconfiguration_with_the_same_connector_config_keeps_tasks() -> None:
     state = running()
     task_gens = [t.generation for t in state.connectors[NAME].tasks]
     state = settle(state, ev.ReconfigurationRequested(NAME))
-    state = settle(state, ev.RestartRequested(NAME))
+    state = settle(state, ev.RestartRequest(NAME))
     assert [t.generation for t in state.connectors[NAME].tasks] == task_gens
 
 
@@ -382,20 +382,20 @@ def test_restart_plan_and_effects(
     state = STATES[start]()
     got = restart_plan(state.connectors[NAME], include_tasks, only_failed)
     assert (got.connector, got.tasks) == plan
-    _, produced = apply(state, ev.RestartRequested(NAME, include_tasks, only_failed))
+    _, produced = apply(state, ev.RestartRequest(NAME, include_tasks=include_tasks, only_failed=only_failed))
     assert kinds(produced) == effects
 
 
 def test_restart_marks_restarting_until_reported() -> None:
-    state, _ = apply(failed_task(), ev.RestartRequested(NAME, include_tasks=True, only_failed=False))
+    state, _ = apply(failed_task(), ev.RestartRequest(NAME, include_tasks=True, only_failed=False))
     assert summary(state) == (X, [X, X], TargetState.STARTED)
-    state = settle(failed_task(), ev.RestartRequested(NAME, include_tasks=True, only_failed=False))
+    state = settle(failed_task(), ev.RestartRequest(NAME, include_tasks=True, only_failed=False))
     assert summary(state) == (R, [R, R], TargetState.STARTED)
     assert state.connectors[NAME].tasks[1].observed.trace is None
 
 
 def test_restarted_paused_connector_stays_paused_and_tasks_restart_paused() -> None:
-    state = settle(in_target(TargetState.PAUSED), ev.RestartRequested(NAME, include_tasks=True))
+    state = settle(in_target(TargetState.PAUSED), ev.RestartRequest(NAME, include_tasks=True))
     assert summary(state) == (P, [P, P], TargetState.PAUSED)
 
 
@@ -462,7 +462,7 @@ COMMANDS: list[ev.Event] = [
     ev.ConnectorConfigured(NAME, {**CONFIG, "extra": "1"}),
     ev.ConnectorRemoved(NAME),
     *(ev.TargetStateSet(NAME, target) for target in TargetState),
-    ev.RestartRequested(NAME, include_tasks=True),
+    ev.RestartRequest(NAME, include_tasks=True),
     ev.TaskRestartRequested(T0),
 ]
 

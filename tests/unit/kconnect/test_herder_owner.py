@@ -73,7 +73,7 @@ async def test_follow_up_events_queue_behind_the_remaining_effects() -> None:
 async def test_every_effect_of_an_event_runs_before_its_answers() -> None:
     state = await running()
     adapters = Adapters()
-    await fold(state, ev.RestartRequested(NAME, include_tasks=True), adapters)
+    await fold(state, ev.RestartRequest(NAME, include_tasks=True), adapters)
     kinds = [type(e).__name__ for e in adapters.ran]
     first_answer = kinds.index("GenerateTaskConfigs")  # what ConnectorStarted asks for
     assert kinds[:first_answer].count("StartTask") == 2

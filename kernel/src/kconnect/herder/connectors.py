@@ -29,9 +29,11 @@ import traceback
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
 from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.herder import events as ev
 from kconnect.herder.tasks_max import TooManyTasksError, enforces_tasks_max, tasks_max, too_many_tasks_warning
+from kconnect.model import RestartRequest
 from kconnect.plugin_host import PluginHost, shown_class_name
 
 log = logging.getLogger(__name__)
@@ -179,7 +181,7 @@ class ConnectorInstances:
         """Ask the herder to restart connector `name` if this worker runs it (a config value it used
         expired); from any thread. As Kafka's, a worker that does not run the connector does nothing."""
         if name in self._running:
-            self._post(ev.RestartRequested(name))
+            self._post(RestartRequest(name))
 
     async def start(self, effect: ev.StartConnector) -> list[ev.Event]:
         """Queue: wait for the previous instance to stop, then instantiate, initialize and `start`."""
@@ -196,7 +198,7 @@ class ConnectorInstances:
                 instance.config = await instance.thread(
                     self.transformer.resolve_connector, effect.name, instance.raw_config
                 )
-                cls = self._plugins.connector(instance.config.get("connector.class", "")).cls
+                cls = self._plugins.connector(instance.config.get(CONNECTOR_CLASS_CONFIG, "")).cls
                 instance.connector = cls()
                 instance.connector.initialize(context)
                 await instance.thread(instance.connector.start, instance.config)

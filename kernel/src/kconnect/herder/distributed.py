@@ -4,7 +4,7 @@ Three edges feed the one owner task (`kconnect.herder.owner`) of this worker, an
 (`kconnect.herder.machine`) decides:
 
 * the **config topic** (`KafkaConfigBackingStore`): every change any worker wrote is read back by
-  every worker and folded in (`kconnect.distributed.config_events`), so every worker knows every
+  every worker and folded in (`kconnect.herder.config_events`), so every worker knows every
   connector; a change of the connectors or tasks to share asks the group for a rebalance;
 * the **group** (`GroupMember`): each assignment is folded in as `AssignmentChanged`, and the
   reducer starts and stops exactly what this worker now owns; the member waits for that before it
@@ -30,7 +30,6 @@ import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from kconnect.distributed.assignor import ConfiguredWork
-from kconnect.distributed.config_events import events_for, loaded_events, rebalance_reason
 from kconnect.distributed.group_member import GroupMember
 from kconnect.distributed.membership import (
     AssignmentReceived,
@@ -46,6 +45,7 @@ from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
 from kconnect.herder.api import LeaderRequests, PutResult
+from kconnect.herder.config_events import loaded_events, rebalance_reason
 from kconnect.herder.front_door import HerderFrontDoor, merged
 from kconnect.herder.offsets import AiokafkaAdmin
 from kconnect.herder.state import HerderState, Owned, restart_plan
@@ -64,7 +64,7 @@ from kconnect.model import (
 )
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import KafkaConfigBackingStore, KafkaOffsetBackingStore, KafkaStatusBackingStore
-from kconnect.storage.config_topic_state import ConfigUpdate
+from kconnect.storage.config_changes import ConfigChange
 from kconnect.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
@@ -220,11 +220,10 @@ class DistributedHerder(HerderFrontDoor):
             if event.is_leader and self._signing():
                 await self._keys.on_lead()
 
-    def _on_config_update(self, update: ConfigUpdate) -> None:
+    def _on_config_update(self, change: ConfigChange) -> None:
         """Called by the config store, on the loop, for each change read after start (must not block)."""
+        self._owner.post(change)
         snapshot = self._configs.snapshot()
-        for event in events_for(update, snapshot):
-            self._owner.post(event)
         reason = rebalance_reason(self._seen, snapshot)
         self._seen = snapshot
         if reason is not None:

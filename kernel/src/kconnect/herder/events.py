@@ -1,7 +1,10 @@
 """What the herder's reducer consumes (events) and asks for (effects). Plain frozen values, no behaviour.
 
-Events come from three places: the front door (a REST call recorded as a fact), the connector
-adapter (user code started, failed, produced task configs) and the executor (task states). Each
+Events come from four places: the front door (a REST call recorded as a fact), the config topic
+in distributed mode (the config store's changes, `kconnect.storage.config_changes`, folded in as
+they are), the connector adapter (user code started, failed, produced task configs) and the
+executor (task states). A restart request is the vocabulary's `RestartRequest` wherever it comes
+from (REST, the config topic, a connector's reload). Each
 task or connector event from an adapter carries the `generation` of the instance it is about; the
 reducer ignores it when that instance has since been replaced (a stale event).
 
@@ -13,12 +16,17 @@ in the connector's own thread, one at a time in order, and answer later with eve
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kconnect.model import ConnectorTaskId, State, TargetState
-
-Config = Mapping[str, str]
+from kconnect.model import RestartRequest as RestartRequest
+from kconnect.storage.config_changes import Config as Config
+from kconnect.storage.config_changes import ConnectorConfigDeleted as ConnectorConfigDeleted
+from kconnect.storage.config_changes import ConnectorConfigRead as ConnectorConfigRead
+from kconnect.storage.config_changes import LoggerLevelRead as LoggerLevelRead
+from kconnect.storage.config_changes import TargetStateRead as TargetStateRead
+from kconnect.storage.config_changes import TaskConfigsRead as TaskConfigsRead
 
 
 @dataclass(frozen=True)
@@ -68,15 +76,6 @@ class TargetStateSet:
 
 
 @dataclass(frozen=True)
-class RestartRequested:
-    """KIP-745 restart of a connector and, with `include_tasks`, its tasks (only failed ones if asked)."""
-
-    name: str
-    include_tasks: bool = False
-    only_failed: bool = False
-
-
-@dataclass(frozen=True)
 class TaskRestartRequested:
     """The user restarted one task."""
 
@@ -95,47 +94,7 @@ class ShutdownRequested:
     """The worker is stopping: stop every task and connector, keep configs."""
 
 
-# --- events: the config topic and the group (distributed mode) -----------------------------------
-
-
-@dataclass(frozen=True)
-class ConnectorConfigRead:
-    """A connector's config was read from the shared config store (any worker may have written it)."""
-
-    name: str
-    config: Config
-    target: TargetState
-
-
-@dataclass(frozen=True)
-class ConnectorConfigDeleted:
-    """A connector's deletion was read from the shared config store."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class TargetStateRead:
-    """A connector's target state was read from the shared config store."""
-
-    name: str
-    target: TargetState
-
-
-@dataclass(frozen=True)
-class TaskConfigsRead:
-    """A connector's committed task configs were read from the shared config store."""
-
-    name: str
-    configs: Sequence[Config]
-
-
-@dataclass(frozen=True)
-class LoggerLevelRead:
-    """A cluster-wide logger level (KIP-976) was read from the config store after this worker started."""
-
-    namespace: str
-    level: str
+# --- events: the group (distributed mode) ---------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -234,7 +193,7 @@ Event = (
     | ConnectorConfigured
     | ConnectorRemoved
     | TargetStateSet
-    | RestartRequested
+    | RestartRequest
     | TaskRestartRequested
     | ReconfigurationRequested
     | ShutdownRequested

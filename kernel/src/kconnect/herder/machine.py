@@ -31,7 +31,7 @@ from typing import Any
 from kconnect.herder import events as ev
 from kconnect.herder.state import Config, ConnectorRecord, HerderState, Owned, TaskRecord, restart_plan
 from kconnect.herder.tasks_max import failure_trace, too_many_tasks
-from kconnect.model import ConnectorTaskId, State, TargetState
+from kconnect.model import ConnectorTaskId, RestartRequest, State, TargetState
 
 
 class _Act(Enum):
@@ -300,8 +300,8 @@ def _assignment_changed(state: HerderState, e: ev.AssignmentChanged) -> _Result:
     return state, effects
 
 
-def _restart(state: HerderState, e: ev.RestartRequested) -> _Result:
-    record = state.connectors.get(e.name)
+def _restart(state: HerderState, e: RestartRequest) -> _Result:
+    record = state.connectors.get(e.connector)
     if record is None:
         return state, []
     plan = restart_plan(record, e.include_tasks, e.only_failed)
@@ -439,7 +439,7 @@ _HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {
     ev.ConnectorConfigured: _configured,
     ev.ConnectorRemoved: _removed,
     ev.TargetStateSet: _target_set,
-    ev.RestartRequested: _restart,
+    RestartRequest: _restart,
     ev.TaskRestartRequested: _task_restart,
     ev.ReconfigurationRequested: _reconfigure,
     ev.ShutdownRequested: _shutdown,

@@ -215,9 +215,7 @@ class StandaloneHerder(HerderFrontDoor):
             record = self._record(request.connector, f"Unknown connector: {request.connector}")
             plan = restart_plan(record, request.include_tasks, request.only_failed)
             snapshot = views.connector_status(record, self._type(record), plan, self._versions(record))
-            await self._owner.command(
-                ev.RestartRequested(request.connector, request.include_tasks, request.only_failed)
-            )
+            await self._owner.command(request)
             return snapshot
 
         return await self._owner.call(restart, self._owner.deadline())

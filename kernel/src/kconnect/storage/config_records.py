@@ -17,7 +17,9 @@ key                             value
 ==============================  =====================================================================
 
 ``tasks-fencing-<name>`` (KIP-618 exactly-once) is recognised and ignored: kconnect has no
-exactly-once source support yet.
+exactly-once source support yet. A record that is a whole value by itself is read straight into
+it: a restart request into the vocabulary's `RestartRequest`, a session key into `SessionKey`, a
+logger level into the change a listener hears (`config_changes.LoggerLevelRead`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
+from kconnect.storage.config_changes import LoggerLevelRead
 from kconnect.storage.record_formats import RecordFormatError, json_bytes, parse_json, parse_task_id
 
 CONNECTOR_PREFIX = "connector-"
@@ -74,28 +77,6 @@ class TargetStateRecord:
 
 
 @dataclass(frozen=True)
-class RestartRecord:
-    """``restart-connector-<name>``: a KIP-745 restart request."""
-
-    request: RestartRequest
-
-
-@dataclass(frozen=True)
-class SessionKeyRecord:
-    """``session-key``: a new session key."""
-
-    session_key: SessionKey
-
-
-@dataclass(frozen=True)
-class LoggerLevelRecord:
-    """``logger-cluster-<namespace>``: every worker sets this level for the namespace (KIP-976)."""
-
-    namespace: str
-    level: str
-
-
-@dataclass(frozen=True)
 class IgnoredRecord:
     """A record kconnect knows and does not use (exactly-once task counts)."""
 
@@ -107,11 +88,13 @@ ConfigRecord = (
     | TaskConfigRecord
     | TaskCommitRecord
     | TargetStateRecord
-    | RestartRecord
-    | SessionKeyRecord
-    | LoggerLevelRecord
+    | RestartRequest
+    | SessionKey
+    | LoggerLevelRead
     | IgnoredRecord
 )
+"""One config-topic record as read: ``restart-connector-``, ``session-key`` and ``logger-cluster-``
+records are their values (a KIP-745 request, a KIP-507 key, a KIP-976 level)."""
 
 
 # --- keys and values kconnect writes ---------------------------------------------------------------
@@ -215,15 +198,15 @@ def parse_config_record(key: str, value: bytes | None) -> ConfigRecord:
         # Kafka reads a missing or non-boolean flag as its default, false.
         only_failed = fields.get("only-failed") is True
         include_tasks = fields.get("include-tasks") is True
-        return RestartRecord(RestartRequest(key[len(RESTART_PREFIX) :], only_failed, include_tasks))
+        return RestartRequest(key[len(RESTART_PREFIX) :], only_failed, include_tasks)
     if key.startswith(TASK_COUNT_PREFIX):
         return IgnoredRecord(key)
     if key == SESSION_KEY_KEY:
-        return SessionKeyRecord(_session_key(fields))
+        return _session_key(fields)
     raise RecordFormatError(f"unknown config record key {key!r}")
 
 
-def _logger_level(namespace: str, value: bytes | None) -> LoggerLevelRecord:
+def _logger_level(namespace: str, value: bytes | None) -> LoggerLevelRead:
     """Kafka's checks and texts (processLoggerLevelRecord); the level's name itself is checked when set."""
     if value is None:
         raise RecordFormatError(
@@ -241,7 +224,7 @@ def _logger_level(namespace: str, value: bytes | None) -> LoggerLevelRecord:
             f"Invalid data for logging level key 'level' field with namespace {namespace}; "
             f"should be a String but it is {_java_class_name(level)}"
         )
-    return LoggerLevelRecord(namespace, level)
+    return LoggerLevelRead(namespace, level)
 
 
 def _java_class_name(value: Any) -> str:

@@ -1,7 +1,8 @@
 """What the config topic says, record by record, with Kafka's rules; no I/O.
 
 `ConfigTopicState.apply` folds one record (already parsed by `config_records`) into the state
-and returns the `ConfigUpdate` events a listener should hear. Kafka's rules, kept here:
+and returns the changes (`config_changes.ConfigChange`) a listener should hear, each carrying what
+the topic says after that record. Kafka's rules, kept here:
 
 * connector configs and target states apply at once; a new connector's target is STARTED;
 * task configs wait until a ``commit-<name>`` record: the commit applies tasks 0..N-1 if all were
@@ -9,91 +10,32 @@ and returns the `ConfigUpdate` events a listener should hear. Kafka's rules, kep
   until new task configs are committed); pending task configs are dropped at every commit;
 * a commit for a connector without a config (deleted, then compacted) is ignored;
 * deleting a connector forgets its config, target state and task configs;
-* a cluster-wide logger level (KIP-976) changes no state: it is only news for a listener.
+* a cluster-wide logger level (KIP-976) and a restart request change no state: they are only news
+  for a listener; a session key changes the state and is no news.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
 from kconnect.storage.base import ClusterConfigState
+from kconnect.storage.config_changes import (
+    ConfigChange,
+    ConnectorConfigDeleted,
+    ConnectorConfigRead,
+    LoggerLevelRead,
+    TargetStateRead,
+    TaskConfigsRead,
+)
 from kconnect.storage.config_records import (
     ConfigRecord,
     ConnectorConfigRecord,
     IgnoredRecord,
-    LoggerLevelRecord,
-    RestartRecord,
-    SessionKeyRecord,
     TargetStateRecord,
     TaskCommitRecord,
     TaskConfigRecord,
 )
-
-
-@dataclass(frozen=True)
-class ConnectorConfigUpdated:
-    """A connector was created or its config changed."""
-
-    connector: str
-
-
-@dataclass(frozen=True)
-class ConnectorConfigRemoved:
-    """A connector was deleted."""
-
-    connector: str
-
-
-@dataclass(frozen=True)
-class TaskConfigsUpdated:
-    """A commit applied new task configs for these tasks (empty when the commit removed all tasks)."""
-
-    connector: str
-    tasks: tuple[ConnectorTaskId, ...]
-
-
-@dataclass(frozen=True)
-class TargetStateChanged:
-    """An existing connector's target state changed."""
-
-    connector: str
-    state: TargetState
-
-
-@dataclass(frozen=True)
-class RestartRequested:
-    """A KIP-745 restart request was written; the worker owning each instance acts on it."""
-
-    request: RestartRequest
-
-
-@dataclass(frozen=True)
-class SessionKeyUpdated:
-    """A new session key for signing internal requests."""
-
-    session_key: SessionKey
-
-
-@dataclass(frozen=True)
-class LoggerLevelChanged:
-    """A cluster-wide logger level was written (KIP-976); every worker that hears it sets the level."""
-
-    namespace: str
-    level: str
-
-
-ConfigUpdate = (
-    ConnectorConfigUpdated
-    | ConnectorConfigRemoved
-    | TaskConfigsUpdated
-    | TargetStateChanged
-    | RestartRequested
-    | SessionKeyUpdated
-    | LoggerLevelChanged
-)
-"""What a config-store listener hears (Kafka's ConfigBackingStore.UpdateListener callbacks)."""
 
 
 class ConfigTopicState:
@@ -109,17 +51,17 @@ class ConfigTopicState:
         self.session_key: SessionKey | None = None
         self.offset = -1
 
-    def apply(self, record: ConfigRecord, offset: int) -> list[ConfigUpdate]:
-        """Fold one record read at `offset`; return the updates to tell a listener."""
+    def apply(self, record: ConfigRecord, offset: int) -> list[ConfigChange]:
+        """Fold one record read at `offset`; return the changes to tell a listener."""
         self.offset = offset + 1  # Kafka's config offset: the position after the last record read
         match record:
             case ConnectorConfigRecord(connector, None):
                 self._forget(connector)
-                return [ConnectorConfigRemoved(connector)]
+                return [ConnectorConfigDeleted(connector)]
             case ConnectorConfigRecord(connector, config) if config is not None:
                 self.connector_configs[connector] = config
-                self.target_states.setdefault(connector, TargetState.STARTED)
-                return [ConnectorConfigUpdated(connector)]
+                target = self.target_states.setdefault(connector, TargetState.STARTED)
+                return [ConnectorConfigRead(connector, dict(config), target)]
             case TargetStateRecord(connector, state):
                 return self._target_state(connector, state)
             case TaskConfigRecord(task, config):
@@ -127,13 +69,11 @@ class ConfigTopicState:
                 return []
             case TaskCommitRecord(connector, tasks):
                 return self._commit(connector, tasks)
-            case RestartRecord(request):
-                return [RestartRequested(request)]
-            case SessionKeyRecord(session_key):
-                self.session_key = session_key
-                return [SessionKeyUpdated(session_key)]
-            case LoggerLevelRecord(namespace, level):
-                return [LoggerLevelChanged(namespace, level)]
+            case RestartRequest() | LoggerLevelRead():
+                return [record]
+            case SessionKey():
+                self.session_key = record
+                return []
             case IgnoredRecord():
                 return []
         return []
@@ -146,7 +86,7 @@ class ConfigTopicState:
         for task in [t for t in self.task_configs if t.connector == connector]:
             del self.task_configs[task]
 
-    def _target_state(self, connector: str, state: TargetState | None) -> list[ConfigUpdate]:
+    def _target_state(self, connector: str, state: TargetState | None) -> list[ConfigChange]:
         if state is None:
             # Written with the config's tombstone; a connector still configured stays STARTED.
             self.target_states.pop(connector, None)
@@ -158,9 +98,9 @@ class ConfigTopicState:
         # A target written before its connector (create with an initial state) is not news yet.
         if state is previous or connector not in self.connector_configs:
             return []
-        return [TargetStateChanged(connector, state)]
+        return [TargetStateRead(connector, state)]
 
-    def _commit(self, connector: str, count: int) -> list[ConfigUpdate]:
+    def _commit(self, connector: str, count: int) -> list[ConfigChange]:
         if connector not in self.connector_configs:
             self._forget(connector)  # deleted before these tasks were committed, then compacted
             return []
@@ -175,7 +115,8 @@ class ConfigTopicState:
         self.task_configs.update({t: c for t, c in pending.items() if t.task < count})
         self.inconsistent.discard(connector)
         self.task_counts[connector] = count
-        return [TaskConfigsUpdated(connector, tuple(sorted(t for t in pending if t.task < count)))]
+        configs = tuple(dict(self.task_configs[ConnectorTaskId(connector, n)]) for n in range(count))
+        return [TaskConfigsRead(connector, configs)]
 
     def snapshot(self) -> ClusterConfigState:
         """An immutable snapshot; an inconsistent connector shows no tasks."""

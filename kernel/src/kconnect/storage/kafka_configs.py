@@ -5,7 +5,7 @@
 ``config.storage.topic`` (records in `config_records`, folded by `config_topic_state`) and sees
 every other worker's writes. Each write returns after the broker acknowledged it and this worker
 read the topic back to the end, so `snapshot()` shows it. After `start`, every change read from the
-topic, whoever wrote it, is also told to the update listener as a `ConfigUpdate` (records read
+topic, whoever wrote it, is also told to the update listener as a `ConfigChange` (records read
 during `start` are not: the first snapshot holds them; restart requests and cluster-wide logger
 levels older than the start are dropped, as in Kafka).
 
@@ -21,6 +21,7 @@ from typing import Any
 
 from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
 from kconnect.storage.base import ClusterConfigState
+from kconnect.storage.config_changes import ConfigChange
 from kconnect.storage.config_records import (
     commit_key,
     commit_value,
@@ -36,7 +37,7 @@ from kconnect.storage.config_records import (
     target_state_value,
     task_key,
 )
-from kconnect.storage.config_topic_state import ConfigTopicState, ConfigUpdate
+from kconnect.storage.config_topic_state import ConfigTopicState
 from kconnect.storage.kafka_log import KafkaBasedLog
 from kconnect.storage.record_formats import RecordFormatError
 from kconnect.storage.topics import TopicSpec, ensure_topic
@@ -47,7 +48,7 @@ log = logging.getLogger(__name__)
 PURPOSE = "connector configurations"
 """What the config topic holds, in Kafka's words (used in topic error messages)."""
 
-ConfigUpdateListener = Callable[[ConfigUpdate], None]
+ConfigUpdateListener = Callable[[ConfigChange], None]
 """Called on the event loop, from the topic's reader, for each change read after `start`; must not block."""
 
 

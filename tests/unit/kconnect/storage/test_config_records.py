@@ -7,12 +7,10 @@ import re
 
 import pytest
 from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
+from kconnect.storage.config_changes import LoggerLevelRead
 from kconnect.storage.config_records import (
     ConnectorConfigRecord,
     IgnoredRecord,
-    LoggerLevelRecord,
-    RestartRecord,
-    SessionKeyRecord,
     TargetStateRecord,
     TaskCommitRecord,
     TaskConfigRecord,
@@ -74,16 +72,16 @@ def test_target_state_bytes_equal_javas(n: int, state: TargetState) -> None:
 def test_restart_request_bytes_equal_javas() -> None:
     request = RestartRequest("gold-src", only_failed=False, include_tasks=True)
     assert (restart_key("gold-src").encode(), restart_value(request)) == java(9)
-    assert parse_config_record(*_text(java(9))) == RestartRecord(request)
+    assert parse_config_record(*_text(java(9))) == request
 
 
 def test_session_key_round_trips_javas_bytes() -> None:
     record = parse_config_record(*_text(java(0)))
-    assert isinstance(record, SessionKeyRecord)
-    assert record.session_key == SessionKey(
+    assert isinstance(record, SessionKey)
+    assert record == SessionKey(
         base64.b64decode("Pt4piq9MFPzWTpQNFolxce/i7Jqs3OxM7F3HuWznEM0="), "HmacSHA256", 1795359469544
     )
-    assert session_key_value(record.session_key) == java(0)[1]
+    assert session_key_value(record) == java(0)[1]
 
 
 def test_every_java_record_is_understood() -> None:
@@ -106,8 +104,8 @@ def test_task_key_with_dashes_in_the_connector_name() -> None:
 
 
 def test_restart_flags_default_to_false_as_in_kafka() -> None:
-    assert parse_config_record("restart-connector-a", b'{"include-tasks":"yes"}') == RestartRecord(
-        RestartRequest("a", only_failed=False, include_tasks=False)
+    assert parse_config_record("restart-connector-a", b'{"include-tasks":"yes"}') == RestartRequest(
+        "a", only_failed=False, include_tasks=False
     )
 
 
@@ -121,8 +119,8 @@ def test_logger_level_bytes_are_javas_and_read_back() -> None:
     assert logger_level_value("DEBUG") == b'{"level":"DEBUG"}'
     for level in ("DEBUG", "debug", "NOT-A-LEVEL"):  # the name is judged when a worker sets it, as in Kafka
         record = parse_config_record(logger_level_key("org.x"), logger_level_value(level))
-        assert record == LoggerLevelRecord("org.x", level)
-    assert parse_config_record("logger-cluster-", b'{"level":"INFO"}') == LoggerLevelRecord("", "INFO")
+        assert record == LoggerLevelRead("org.x", level)
+    assert parse_config_record("logger-cluster-", b'{"level":"INFO"}') == LoggerLevelRead("", "INFO")
 
 
 @pytest.mark.parametrize(

@@ -2,36 +2,33 @@
 
 from __future__ import annotations
 
-from kconnect.model import ConnectorTaskId, RestartRequest, TargetState
+from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
+from kconnect.storage.config_changes import (
+    ConfigChange,
+    ConnectorConfigDeleted,
+    ConnectorConfigRead,
+    LoggerLevelRead,
+    TargetStateRead,
+    TaskConfigsRead,
+)
 from kconnect.storage.config_records import (
     ConfigRecord,
     ConnectorConfigRecord,
-    LoggerLevelRecord,
-    RestartRecord,
     TargetStateRecord,
     TaskCommitRecord,
     TaskConfigRecord,
     parse_config_record,
 )
-from kconnect.storage.config_topic_state import (
-    ConfigTopicState,
-    ConfigUpdate,
-    ConnectorConfigRemoved,
-    ConnectorConfigUpdated,
-    LoggerLevelChanged,
-    RestartRequested,
-    TargetStateChanged,
-    TaskConfigsUpdated,
-)
+from kconnect.storage.config_topic_state import ConfigTopicState
 
 from tests.unit.kconnect.storage.java_records import CONFIG_TOPIC
 
 
 def fold(
     *records: ConfigRecord, state: ConfigTopicState | None = None
-) -> tuple[ConfigTopicState, list[ConfigUpdate]]:
+) -> tuple[ConfigTopicState, list[ConfigChange]]:
     state = state or ConfigTopicState()
-    updates: list[ConfigUpdate] = []
+    updates: list[ConfigChange] = []
     for record in records:
         updates += state.apply(record, state.offset + 1)
     return state, updates
@@ -56,10 +53,23 @@ def test_javas_config_topic_folds_to_what_java_shows() -> None:
 def test_task_configs_are_invisible_until_their_commit() -> None:
     state, updates = fold(ConnectorConfigRecord("a", {"k": "v"}), task("a", 0), task("a", 1))
     assert state.snapshot().task_count("a") == 0
-    assert updates == [ConnectorConfigUpdated("a")]
+    assert updates == [ConnectorConfigRead("a", {"k": "v"}, TargetState.STARTED)]
     _, updates = fold(TaskCommitRecord("a", 2), state=state)
     assert state.snapshot().task_configs["a"] == ({"n": "0"}, {"n": "1"})
-    assert updates == [TaskConfigsUpdated("a", (ConnectorTaskId("a", 0), ConnectorTaskId("a", 1)))]
+    assert updates == [TaskConfigsRead("a", ({"n": "0"}, {"n": "1"}))]
+
+
+def test_committed_task_configs_are_told_in_task_order() -> None:
+    _, updates = fold(ConnectorConfigRecord("a", {}), task("a", 1), task("a", 0), TaskCommitRecord("a", 2))
+    assert updates == [
+        ConnectorConfigRead("a", {}, TargetState.STARTED),
+        TaskConfigsRead("a", ({"n": "0"}, {"n": "1"})),
+    ]
+
+
+def test_a_commit_of_zero_tasks_is_told_with_no_configs() -> None:
+    _, updates = fold(ConnectorConfigRecord("a", {}), TaskCommitRecord("a", 0))
+    assert updates == [ConnectorConfigRead("a", {}, TargetState.STARTED), TaskConfigsRead("a", ())]
 
 
 def test_a_reconfiguration_written_halfway_keeps_the_committed_tasks() -> None:
@@ -74,7 +84,7 @@ def test_a_commit_missing_task_configs_flags_the_connector_inconsistent() -> Non
     snapshot = state.snapshot()
     assert snapshot.inconsistent == frozenset({"a"})
     assert snapshot.task_count("a") == 0
-    assert updates == [ConnectorConfigUpdated("a")]
+    assert updates == [ConnectorConfigRead("a", {}, TargetState.STARTED)]
     _, updates = fold(task("a", 0), task("a", 1), TaskCommitRecord("a", 2), state=state)
     assert state.snapshot().inconsistent == frozenset()
     assert state.snapshot().task_count("a") == 2
@@ -91,9 +101,10 @@ def test_deletion_forgets_config_target_and_tasks() -> None:
         TargetStateRecord("a", TargetState.PAUSED),
     )  # fmt: skip
     _, updates = fold(ConnectorConfigRecord("a", None), TargetStateRecord("a", None), state=state)
-    assert updates == [ConnectorConfigRemoved("a")]
+    assert updates == [ConnectorConfigDeleted("a")]
     assert not state.snapshot().contains("a") and state.snapshot().task_configs == {}
     _, updates = fold(ConnectorConfigRecord("a", {"again": "1"}), state=state)
+    assert updates == [ConnectorConfigRead("a", {"again": "1"}, TargetState.STARTED)]
     assert state.snapshot().target_state("a") is TargetState.STARTED
     assert state.snapshot().task_count("a") == 0
 
@@ -105,21 +116,27 @@ def test_a_commit_for_a_deleted_and_compacted_connector_is_ignored() -> None:
 
 def test_target_state_changes_are_told_only_for_existing_connectors_and_real_changes() -> None:
     state, updates = fold(TargetStateRecord("a", TargetState.PAUSED), ConnectorConfigRecord("a", {}))
-    assert updates == [ConnectorConfigUpdated("a")]
+    assert updates == [ConnectorConfigRead("a", {}, TargetState.PAUSED)]  # KIP-980: created paused
     assert state.snapshot().target_state("a") is TargetState.PAUSED  # created paused
     _, updates = fold(
         TargetStateRecord("a", TargetState.PAUSED), TargetStateRecord("a", TargetState.STOPPED), state=state
     )
-    assert updates == [TargetStateChanged("a", TargetState.STOPPED)]
+    assert updates == [TargetStateRead("a", TargetState.STOPPED)]
 
 
 def test_restart_requests_are_told() -> None:
     request = RestartRequest("a", only_failed=True, include_tasks=True)
-    assert fold(RestartRecord(request))[1] == [RestartRequested(request)]
+    assert fold(request)[1] == [request]
+
+
+def test_a_session_key_is_kept_and_not_told() -> None:
+    key = SessionKey(b"k" * 32, "HmacSHA256", 1000)
+    state, updates = fold(key)
+    assert updates == [] and state.session_key == key
 
 
 def test_logger_levels_are_told_and_change_no_config() -> None:
     """KIP-976 records are news for the listener only; the store adds nothing to the snapshot."""
-    state, updates = fold(ConnectorConfigRecord("a", {}), LoggerLevelRecord("org.x", "DEBUG"))
-    assert updates == [ConnectorConfigUpdated("a"), LoggerLevelChanged("org.x", "DEBUG")]
+    state, updates = fold(ConnectorConfigRecord("a", {}), LoggerLevelRead("org.x", "DEBUG"))
+    assert updates == [ConnectorConfigRead("a", {}, TargetState.STARTED), LoggerLevelRead("org.x", "DEBUG")]
     assert state.snapshot().connectors() == ["a"]
