@@ -10,9 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kconnect.cluster import ClusterView
 from kconnect.errors import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError, PluginError
 from kconnect.executor import Placement, TaskHost
-from kconnect.herder.api import ClusterView, PutResult, WorkerHealth
+from kconnect.herder.api import PutResult, WorkerHealth
 from kconnect.herder.loggers import Loggers
 from kconnect.model import (
     ConnectorInfo,

@@ -20,6 +20,7 @@ pointing at a module with hook implementations (see `kconnect.hookspecs`)::
         registry.add(MySourceConnector, aliases=["MySource"])
 """
 
+from kconnect.cluster import ClusterState
 from kconnect.config import ConfigDef
 from kconnect.connector import Connector, ConnectorContext, SinkConnector, SourceConnector
 from kconnect.connector_utils import group_partitions
@@ -43,6 +44,7 @@ from kconnect.transform import Predicate, Transformation
 __version__ = "0.1.0"
 
 __all__ = [
+    "ClusterState",
     "ConfigDef",
     "ConnectError",
     "ConnectRecord",

@@ -79,7 +79,8 @@ def register_rest_extensions(registry: PluginRegistry) -> None:
 
     A factory is called as ``factory(worker_config, cluster_state)`` when the REST server is built
     and returns a litestar ``InitPluginProtocol``; ``cluster_state`` is a read-only view of the
-    cluster (connectors, their configs and status), never the herder.
+    cluster (`kconnect.cluster.ClusterState`: connectors, their configs and status), never the
+    herder. An extension imports it from ``kconnect``, never from the REST layer.
     """
 
 

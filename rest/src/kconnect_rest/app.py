@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
+from kconnect.cluster import ClusterState
 from kconnect.distributed.request_signing import InterWorkerKeyConfig
 from kconnect.errors import NotLeaderError
 from kconnect.herder.api import Herder, InternalHerder
@@ -18,12 +19,7 @@ from kconnect_rest.controllers import CONTROLLERS
 from kconnect_rest.controllers.internal import put_task_configs
 from kconnect_rest.dependencies import provide
 from kconnect_rest.errors import exception_handlers
-from kconnect_rest.extensions import (
-    ClusterState,
-    RestExtensionFactory,
-    build_extensions,
-    enabled_factories,
-)
+from kconnect_rest.extensions import RestExtensionFactory, build_extensions, enabled_factories
 from kconnect_rest.forwarding import LeaderForwarder
 from kconnect_rest.http_headers import ResponseHeaderFilters
 from kconnect_rest.methods import answer_as_jersey

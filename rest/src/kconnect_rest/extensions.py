@@ -12,77 +12,24 @@ A plugin registers a factory through the ``register_rest_extensions`` hook::
 Installed extensions are applied only when the worker property ``rest.extension.classes`` (Kafka's
 key, comma-separated) names them by any of their names: Kafka class name, Python path or alias.
 The factory is called once, when the REST app is built. It receives the worker's config and a
-read-only `ClusterState` (connectors and their configs, the Kafka cluster id), never the herder.
+read-only `kconnect.cluster.ClusterState` (connectors, their configs and status, the Kafka cluster
+id), never the herder; the state is the kernel's, so an extension needs nothing from this package.
 The returned litestar ``InitPluginProtocol`` is applied to the app like any litestar plugin.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, Protocol
 
-from kconnect.errors import NotFoundError, PluginError
-from kconnect.executor import Placement
-from kconnect.herder.api import ClusterView
-from kconnect.model import ConnectorStateInfo, ConnectorTaskId
+from kconnect.cluster import ClusterState
+from kconnect.errors import PluginError
 from kconnect.plugin_host import PluginHost, PluginType
 from kconnect.worker_config import WorkerConfig
 from litestar.plugins import InitPluginProtocol
 
 log = logging.getLogger(__name__)
-
-
-class ClusterState:
-    """A live, read-only view of the cluster for extensions (Kafka's ConnectClusterState).
-
-    Each read takes a fresh snapshot (`Herder.cluster_view`), so an extension sees connectors
-    created after it was built.
-    """
-
-    def __init__(
-        self,
-        snapshot: Callable[[], ClusterView],
-        status: Callable[[str], Awaitable[ConnectorStateInfo]] | None = None,
-    ) -> None:
-        self._snapshot = snapshot
-        self._status = status
-
-    @property
-    def connectors(self) -> Mapping[str, Mapping[str, str]]:
-        """Connector name -> its config, as of now."""
-        return self._snapshot().connectors
-
-    def connector_config(self, name: str) -> Mapping[str, str] | None:
-        """One connector's config, or None if there is no such connector."""
-        return self._snapshot().connectors.get(name)
-
-    @property
-    def kafka_cluster_id(self) -> str | None:
-        """The Kafka cluster id of the worker's broker, once known."""
-        return self._snapshot().kafka_cluster_id
-
-    @property
-    def task_metrics(self) -> Mapping[ConnectorTaskId, Mapping[str, Mapping[str, float]]]:
-        """The latest metrics of each task this worker runs (group -> Kafka metric name -> value)."""
-        return self._snapshot().task_metrics
-
-    @property
-    def worker_id(self) -> str:
-        """This worker's id, as status answers name the worker running a connector or task."""
-        return self._snapshot().worker_id
-
-    @property
-    def placement(self) -> Placement | None:
-        """Where this worker's tasks run (its executor's hosts and slots), if known."""
-        return self._snapshot().placement
-
-    async def connector_health(self, name: str) -> ConnectorStateInfo:
-        """A connector's state and its tasks' states, as ``GET /connectors/{name}/status`` shows them
-        (Kafka's ``connectorHealth``); NotFoundError if there is no such connector."""
-        if self._status is None:
-            raise NotFoundError(f"Connector {name} not found")
-        return await self._status(name)
 
 
 class RestExtensionFactory(Protocol):

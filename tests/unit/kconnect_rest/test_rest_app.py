@@ -7,11 +7,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from kconnect.cluster import ClusterState
 from kconnect.errors import ConflictError
 from kconnect.herder.api import WorkerHealth
 from kconnect.herder.loggers import Loggers, level_name, parse_level
 from kconnect.worker_config import WorkerConfig
-from kconnect_rest import ClusterState, create_app
+from kconnect_rest import create_app
 from kconnect_rest.bodies import string_map
 from litestar import Litestar, get
 from litestar.config.app import AppConfig

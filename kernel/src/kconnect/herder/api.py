@@ -9,9 +9,10 @@ The result types are plain dataclasses whose fields carry Kafka's wire names.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from kconnect.cluster import ClusterView
 from kconnect.model import (
     ConnectorInfo,
     ConnectorOffset,
@@ -44,20 +45,6 @@ class WorkerHealth:
 
     status: str
     message: str
-
-
-@dataclass
-class ClusterView:
-    """A read-only snapshot of the cluster for REST extensions (Kafka's ConnectClusterState)."""
-
-    connectors: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    kafka_cluster_id: str | None = None
-    #: The latest metrics of each task this worker runs: group -> Kafka metric name -> value.
-    task_metrics: Mapping[ConnectorTaskId, Mapping[str, Mapping[str, float]]] = field(default_factory=dict)
-    #: This worker's id (its advertised REST URL), as status answers name it.
-    worker_id: str = ""
-    #: Where this worker's tasks run (`Executor.placement`), if known.
-    placement: Placement | None = None
 
 
 class Herder(Protocol):

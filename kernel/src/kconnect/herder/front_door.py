@@ -15,12 +15,13 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kconnect.cluster import ClusterView
 from kconnect.config.connector_keys import NAME_CONFIG
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
 from kconnect.herder import events as ev
 from kconnect.herder import views
-from kconnect.herder.api import ClusterView, WorkerHealth
+from kconnect.herder.api import WorkerHealth
 from kconnect.herder.connectors import ConnectorInstances, hiding_secrets
 from kconnect.herder.effects import EffectRunner
 from kconnect.herder.health import worker_health

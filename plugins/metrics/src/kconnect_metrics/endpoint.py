@@ -1,8 +1,9 @@
 """``GET /metrics``: one scrape reads the worker's state and renders it in Prometheus' text format.
 
 `prometheus_metrics_extension` (`kconnect_metrics.plugin`) imports this module when the REST server
-is built, so a process that serves no REST API (a Spark task process) imports neither litestar,
-the REST layer nor prometheus_client.
+is built, so a process that serves no REST API (a Spark task process) imports neither litestar nor
+prometheus_client. The worker's state comes through the kernel's `kconnect.cluster.ClusterState`,
+as for any REST extension: no plugin imports the REST layer.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable
 
+from kconnect.cluster import ClusterState
 from kconnect.errors import NotFoundError
 from kconnect.model import ConnectorStateInfo
-from kconnect_rest.extensions import ClusterState
 from litestar import Response, get
 from litestar.config.app import AppConfig
 from litestar.plugins import InitPluginProtocol
