@@ -19,11 +19,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
-if TYPE_CHECKING:
-    from kconnect.config import ConfigDef, ConfigValue
-    from kconnect.task import SinkTask, SourceTask, Task
+from kconnect.config import ConfigDef, ConfigValue
+from kconnect.task import SinkTask, SourceTask, Task
 
 
 class ConnectorContext(Protocol):
@@ -90,8 +89,6 @@ class Connector(ABC):
 
         Called by the validate endpoint and before create/update. Returns one ConfigValue per key.
         """
-        from kconnect.config import ConfigDef
-
         definition = type(self).config_def or ConfigDef()
         return definition.validate(config)
 
