@@ -46,13 +46,9 @@ class Leader:
 def router(
     store: Store, leader: Leader, url: Any, failures: list[tuple[str, str]]
 ) -> LeaderRoutedConfigStore:
-    return LeaderRoutedConfigStore(
-        store,  # type: ignore[arg-type]
-        leader,
-        url,
-        lambda: False,
-        lambda connector, reason: failures.append((connector, reason)),
-    )
+    routed = LeaderRoutedConfigStore(store, leader, url, lambda: False)  # type: ignore[arg-type]
+    routed.set_failure_listener(lambda connector, reason: failures.append((connector, reason)))
+    return routed
 
 
 @pytest.fixture(autouse=True)

@@ -14,32 +14,29 @@ Three edges feed the one owner task (`kconnect.herder.owner`) of this worker, an
 Writes follow Kafka's rules. The leader writes connector configs, task configs, STOPPED (with its
 empty task configs), restart requests and offset changes, one write at a time; another worker
 raises `NotLeaderError` with the leader's URL and the REST layer forwards the request there
-(`kconnect_rest.forwarding`); during a rebalance no leader is known and the answer is 409. Pause,
+(`kconnect_rest.forwarding`); during a rebalance no leader is known and the answer is 409
+(`kconnect.herder.leadership` keeps who leads, gates the leader's writes and its session keys). Pause,
 resume and cluster-wide logger levels (KIP-976) are written by whichever worker is asked. Task
 configs that a connector generates on a follower reach the leader through `LeaderRequests` (signed
 internal REST calls). Reads answer from this worker's state; statuses come from the status topic,
 where each instance's owner writes.
+
+The herder builds none of this: `DistributedHerder.create` builds the stores, the group member and
+leadership from the worker config and hands them in.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from kconnect.distributed.assignor import ConfiguredWork
 from kconnect.distributed.group_member import GroupMember
-from kconnect.distributed.membership import (
-    AssignmentReceived,
-    MembershipEvent,
-    MembershipLost,
-    RebalanceStarted,
-)
-from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks, ConnectProtocol
+from kconnect.distributed.membership import MembershipEvent, MembershipLost, RebalanceStarted
+from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.distributed.request_signing import InterWorkerKeyConfig
-from kconnect.distributed.session_keys import SessionKeyKeeper
 from kconnect.errors import AlreadyExistsError, NotFoundError, NotLeaderError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
@@ -47,7 +44,8 @@ from kconnect.herder import views
 from kconnect.herder.api import LeaderRequests, PutResult
 from kconnect.herder.config_events import loaded_events, rebalance_reason
 from kconnect.herder.front_door import HerderFrontDoor, merged
-from kconnect.herder.offsets import AiokafkaAdmin
+from kconnect.herder.leadership import Leadership
+from kconnect.herder.offsets import AiokafkaAdmin, KafkaAdmin
 from kconnect.herder.state import HerderState, Owned, restart_plan
 from kconnect.herder.task_config_route import LeaderRoutedConfigStore
 from kconnect.kafka.clients import connection_kwargs
@@ -69,63 +67,94 @@ from kconnect.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
 
-REBALANCE_WAIT_S = 30.0
-"""How long a write that needs the leader waits for a rebalance under way to end before it answers
-409 (Kafka's requests queue behind its herder's rebalance the same way)."""
-
 
 class DistributedHerder(HerderFrontDoor):
-    """The herder of a distributed worker (``kconnect distributed``), created by the worker at start-up."""
+    """The herder of a distributed worker (``kconnect distributed``), created by the worker at start-up
+    with `create`."""
+
+    @classmethod
+    def create(
+        cls,
+        worker_config: WorkerConfig,
+        plugins: PluginHost,
+        executor: Executor,
+        leader_requests: LeaderRequests,
+        url: str,
+    ) -> DistributedHerder:
+        """A herder with its collaborators built from the worker config: the stores of the three
+        internal topics, leadership, the group member (advertising `url`), and the config store that
+        sends a follower's task configs to the leader through `leader_requests`."""
+        configs = KafkaConfigBackingStore(worker_config.props, worker_config.config_storage())
+        leadership = Leadership(
+            InterWorkerKeyConfig.from_props(worker_config.props, worker_config.source),
+            lambda: configs.session_key,
+            configs.put_session_key,
+            configs.read_to_end,
+        )
+        member = GroupMember(
+            bootstrap_servers=worker_config.bootstrap_servers,
+            config=worker_config.group_config(),
+            url=url,
+            configured=functools.partial(_configured, configs),
+            on_event=leadership.on_membership,
+            client_options=connection_kwargs(worker_config.props),
+        )
+        statuses = KafkaStatusBackingStore(
+            worker_config.props,
+            worker_config.status_storage(),
+            generation=lambda: max(member.generation, 0),
+        )
+        routed = LeaderRoutedConfigStore(
+            configs, leader_requests, lambda: leadership.state.leader_url, lambda: leadership.state.is_leader
+        )
+        return cls(
+            worker_config,
+            plugins,
+            executor,
+            configs=configs,
+            routed=routed,
+            statuses=statuses,
+            offsets=KafkaOffsetBackingStore(worker_config.props, worker_config.offset_storage()),
+            admin=lambda connector: AiokafkaAdmin(worker_config, connector),
+            member=member,
+            leadership=leadership,
+            url=url,
+        )
 
     def __init__(
         self,
         worker_config: WorkerConfig,
         plugins: PluginHost,
         executor: Executor,
-        leader_requests: LeaderRequests,
+        *,
+        configs: KafkaConfigBackingStore,
+        routed: LeaderRoutedConfigStore,
+        statuses: KafkaStatusBackingStore,
+        offsets: KafkaOffsetBackingStore,
+        admin: Callable[[Mapping[str, str]], KafkaAdmin],
+        member: GroupMember,
+        leadership: Leadership,
         url: str,
     ) -> None:
-        self._group = worker_config.group_config()
-        self._url = url
-        self._configs = KafkaConfigBackingStore(worker_config.props, worker_config.config_storage())
-        self._statuses = KafkaStatusBackingStore(
-            worker_config.props,
-            worker_config.status_storage(),
-            generation=lambda: max(self._member.generation, 0),
-        )
-        offsets = KafkaOffsetBackingStore(worker_config.props, worker_config.offset_storage())
-        self._routed = LeaderRoutedConfigStore(
-            self._configs, leader_requests, self._leader_url, self._is_leader, self._task_configs_lost
-        )
         super().__init__(
             worker_config,
             plugins,
             executor,
-            self._routed,
-            self._statuses,
+            routed,
+            statuses,
             offsets,
-            lambda connector: AiokafkaAdmin(worker_config, connector),
+            admin,
             initial=HerderState(worker_config.worker_id, owned=Owned()),
         )
-        self._member = GroupMember(
-            bootstrap_servers=worker_config.bootstrap_servers,
-            config=self._group,
-            url=url,
-            configured=self._configured,
-            on_event=self._on_membership,
-            client_options=connection_kwargs(worker_config.props),
-        )
-        self._assignment: AssignmentReceived | None = None
-        self._rebalancing = True
-        self._stable = asyncio.Event()
-        self._leader_writes = asyncio.Lock()
-        self._keys = SessionKeyKeeper(
-            InterWorkerKeyConfig.from_props(worker_config.props, worker_config.source),
-            lambda: self._configs.session_key,
-            self._configs.put_session_key,
-            lambda: self._is_leader() and self._signing(),
-        )
-        self._seen = self._configs.snapshot()
+        self._configs = configs
+        self._routed = routed
+        self._statuses = statuses
+        self._member = member
+        self._leadership = leadership
+        self._url = url
+        self._seen = configs.snapshot()
+        leadership.attach(self._on_membership, self._caught_up)
+        routed.set_failure_listener(self._task_configs_lost)
 
     # --- lifecycle ---------------------------------------------------------------------------------------
 
@@ -144,9 +173,10 @@ class DistributedHerder(HerderFrontDoor):
         await self._executor.start(self._listener)
         await self._member.start()
         self._healthy = True
+        group = self._worker_config.group_config().group_id
         log.info(
             "Distributed herder started: group %s, %d connectors, advertised URL %s",
-            self._group.group_id, len(self._configs.snapshot().connectors()), self._url,
+            group, len(self._configs.snapshot().connectors()), self._url,
         )  # fmt: skip
 
     async def stop(self) -> None:
@@ -154,7 +184,7 @@ class DistributedHerder(HerderFrontDoor):
         if not self._started:
             return
         self._started = False
-        self._keys.close()
+        self._leadership.close()
         await self._owner.call(lambda: self._owner.command(ev.ShutdownRequested()))
         await self._connectors.stop_all()
         await self._routed.close()
@@ -169,18 +199,6 @@ class DistributedHerder(HerderFrontDoor):
 
     # --- the group ---------------------------------------------------------------------------------------
 
-    def _configured(self) -> ConfiguredWork:
-        snapshot = self._configs.snapshot()
-        return ConfiguredWork.of(snapshot, snapshot.offset)
-
-    def _is_leader(self) -> bool:
-        return self._assignment is not None and not self._rebalancing and self._assignment.is_leader
-
-    def _leader_url(self) -> str | None:
-        if self._assignment is None or self._rebalancing:
-            return None
-        return self._assignment.leader_url
-
     async def _run(self, work: ConnectorsAndTasks) -> None:
         """Fold in that this worker runs exactly `work` now (the owner stops and starts the difference).
 
@@ -193,32 +211,16 @@ class DistributedHerder(HerderFrontDoor):
             log.error("Carrying out the assignment %s failed", work, exc_info=True)
 
     async def _on_membership(self, event: MembershipEvent) -> None:
-        """Called by the group member for each event, in order; it rejoins only after this returns."""
-        current = self._member.running
+        """Carry out a membership event's work; `Leadership.on_membership` calls this, in order, after
+        noting the event (a failed assignment never comes here). The member rejoins only after it returns."""
         if isinstance(event, RebalanceStarted):
-            self._rebalancing = True
-            self._stable.clear()
             if not event.revoked.is_empty():
-                await self._run(current.minus(event.revoked))
+                await self._run(self._member.running.minus(event.revoked))
         elif isinstance(event, MembershipLost):
-            self._rebalancing = True
-            self._stable.clear()
             log.warning("This worker left the group (%s); its tasks stop until it rejoins", event.reason)
             await self._run(EMPTY)
-        elif event.failed:
-            log.info(
-                "Assignment failed (config behind offset %d); reading the config topic", event.config_offset
-            )
-            try:
-                await self._configs.read_to_end()
-            except Exception as exc:  # the member rejoins and the leader tells us again
-                log.warning("Could not read the config topic to the end: %s", exc)
         else:
-            self._assignment, self._rebalancing = event, False
             await self._run(event.assigned)
-            self._stable.set()
-            if event.is_leader and self._signing():
-                await self._keys.on_lead()
 
     def _on_config_update(self, change: ConfigChange) -> None:
         """Called by the config store, on the loop, for each change read after start (must not block)."""
@@ -235,10 +237,7 @@ class DistributedHerder(HerderFrontDoor):
         if record is not None and record.instance:
             self._owner.post(ev.ConnectorFailed(connector, record.instance, reason))
 
-    # --- session keys (KIP-507): the leader writes them ----------------------------------------------------
-
-    def _signing(self) -> bool:
-        return self._assignment is not None and self._assignment.protocol is ConnectProtocol.SESSIONED
+    # --- session keys (KIP-507): the leader writes them (`Leadership`), every worker reads them ----------
 
     def internal_request_key(self) -> SessionKey | None:
         """The newest session key read from the config topic (internal requests are signed with it)."""
@@ -246,31 +245,9 @@ class DistributedHerder(HerderFrontDoor):
 
     def internal_requests_signed(self) -> bool:
         """Whether internal requests must be signed: the group runs the ``sessioned`` protocol."""
-        return self._signing()
+        return self._leadership.state.signing
 
     # --- leader-only writes ------------------------------------------------------------------------------
-
-    def _require_leader(self, what: str) -> None:
-        if not self._is_leader():
-            raise NotLeaderError(f"Cannot {what}: this worker is not the leader", self._leader_url())
-
-    async def _settled(self) -> None:
-        """Wait, at most `REBALANCE_WAIT_S`, for a rebalance under way to end (then the leader is known)."""
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._stable.wait(), REBALANCE_WAIT_S)
-
-    @contextlib.asynccontextmanager
-    async def _as_leader(self, what: str) -> AsyncIterator[None]:
-        """One leader write at a time; NotLeaderError (REST forwards) unless this worker leads.
-
-        A write that arrives during a rebalance waits for it to end first. On the way out, waits
-        until the owner has folded in what the write read back, so this worker's next read shows it."""
-        await self._settled()
-        self._require_leader(what)
-        async with self._leader_writes:
-            self._require_leader(what)
-            yield
-        await self._caught_up()
 
     async def _caught_up(self) -> None:
         async def nothing() -> None:
@@ -289,7 +266,7 @@ class DistributedHerder(HerderFrontDoor):
         """Validate and write the connector's config to the config topic (leader only); answers once
         every worker can read it, with the tasks it has so far (none for a new connector, as Kafka)."""
         config = self._named(name, config)
-        async with self._as_leader("create or update a connector"):
+        async with self._leadership.as_leader("create or update a connector"):
             await self._validate(config, self._owner.deadline())
             created = not self._configs.snapshot().contains(name)
             if not created and not allow_replace:
@@ -299,7 +276,7 @@ class DistributedHerder(HerderFrontDoor):
 
     async def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
         """Merge `patch` into the stored config, validate and write it (leader only, one write at a time)."""
-        async with self._as_leader("patch a connector's config"):
+        async with self._leadership.as_leader("patch a connector's config"):
             stored = self._configs.snapshot().connector_config(name)
             if stored is None:
                 raise NotFoundError(f"Connector {name} not found")
@@ -314,7 +291,7 @@ class DistributedHerder(HerderFrontDoor):
 
     async def delete_connector(self, name: str) -> ConnectorInfo:
         """Remove the connector from the config topic (leader only); every worker then stops its part."""
-        async with self._as_leader("delete a connector"):
+        async with self._leadership.as_leader("delete a connector"):
             record = self._record(name)
             info = views.connector_info(record, self._type(record))
             await self._configs.remove_connector_config(name)
@@ -322,7 +299,7 @@ class DistributedHerder(HerderFrontDoor):
 
     async def stop_connector(self, name: str) -> None:
         """STOPPED (leader only): empty task configs first, then the target state, as Kafka writes them."""
-        async with self._as_leader("stop a connector"):
+        async with self._leadership.as_leader("stop a connector"):
             self._record(name, f"Unknown connector {name}")
             await self._configs.put_task_configs(name, [])
             await self._configs.put_target_state(name, TargetState.STOPPED)
@@ -331,7 +308,7 @@ class DistributedHerder(HerderFrontDoor):
         """Write a KIP-745 restart request (leader only); the owner of each instance restarts it.
 
         Returns the status before the restart, RESTARTING where the request applies."""
-        async with self._as_leader("restart a connector"):
+        async with self._leadership.as_leader("restart a connector"):
             record = self._record(request.connector, f"Unknown connector: {request.connector}")
             status = await self.connector_status(request.connector)
             observed = views.with_observed(record, status)
@@ -344,36 +321,32 @@ class DistributedHerder(HerderFrontDoor):
         record = self._record(task.connector, f"Unknown connector: {task.connector}")
         if not 0 <= task.task < len(record.tasks):
             raise NotFoundError(f"Unknown task: {task}")
-        await self._settled()
+        await self._leadership.settled()
         if self._state.owns_task(task):
             await self._write(ev.TaskRestartRequested(task))
             return
-        if self._is_leader():
-            assert self._assignment is not None
-            owner = next((m for m, w in self._assignment.owners.items() if task in w.tasks), None)
-            url = self._assignment.member_urls.get(owner) if owner is not None else None
-            raise NotLeaderError("Cannot restart task since it is not assigned to this member", url)
         raise NotLeaderError(
-            "Cannot restart task since it is not assigned to this member", self._leader_url()
+            "Cannot restart task since it is not assigned to this member",
+            self._leadership.state.task_url(task),
         )
 
     async def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
         """Write task configs a connector generated on some worker (leader only; internal endpoint)."""
-        async with self._as_leader("write task configs"):
+        async with self._leadership.as_leader("write task configs"):
             if not self._configs.snapshot().contains(connector):
                 raise NotFoundError(f"Connector {connector} not found")
             await self._configs.put_task_configs(connector, configs)
 
     async def alter_offsets(self, name: str, offsets: Sequence[ConnectorOffset]) -> str:
         """Alter a STOPPED connector's offsets (leader only) after its `alter_offsets` accepts them."""
-        async with self._as_leader("alter a connector's offsets"):
+        async with self._leadership.as_leader("alter a connector's offsets"):
             record = self._stopped(name)
             plugin = self._validator.plugin(record.config)
             return await self._offsets.alter(name, record.config, plugin.cls, self._is_sink(record), offsets)
 
     async def reset_offsets(self, name: str) -> str:
         """Remove every offset of a STOPPED connector (leader only)."""
-        async with self._as_leader("reset a connector's offsets"):
+        async with self._leadership.as_leader("reset a connector's offsets"):
             record = self._stopped(name)
             plugin = self._validator.plugin(record.config)
             return await self._offsets.reset_all(name, record.config, plugin.cls, self._is_sink(record))
@@ -432,3 +405,9 @@ class DistributedHerder(HerderFrontDoor):
         if found is None:
             raise NotFoundError(f"No status found for task {task}")
         return found
+
+
+def _configured(configs: KafkaConfigBackingStore) -> ConfiguredWork:
+    """What the group shares out, from the config topic as this worker has read it (the member asks)."""
+    snapshot = configs.snapshot()
+    return ConfiguredWork.of(snapshot, snapshot.offset)

@@ -7,8 +7,8 @@ the Kafka config store with one twist: `put_task_configs` on a follower is a `Le
 call, made in the background so the herder's owner task never waits on another worker (the
 leader may be busy with the very rebalance that needs this worker's owner task). It is retried
 with backoff while no leader is known or the leader cannot take it, for at most
-`LEADER_RETRY_TIMEOUT_S`; then `on_failure` is told, and the herder fails the connector with the
-reason. Everything else goes straight to the config topic.
+`LEADER_RETRY_TIMEOUT_S`; then the failure listener is told (`set_failure_listener`), and the
+herder fails the connector with the reason. Everything else goes straight to the config topic.
 """
 
 from __future__ import annotations
@@ -41,14 +41,18 @@ class LeaderRoutedConfigStore:
         leader_requests: LeaderRequests,
         leader_url: Callable[[], str | None],
         is_leader: Callable[[], bool],
-        on_failure: Callable[[str, str], None],
     ) -> None:
         self._store = store
         self._requests = leader_requests
         self._leader_url = leader_url
         self._is_leader = is_leader
-        self._on_failure = on_failure
+        self._on_failure: Callable[[str, str], None] | None = None
         self._sending: dict[str, asyncio.Task[None]] = {}
+
+    def set_failure_listener(self, listener: Callable[[str, str], None]) -> None:
+        """Called once by the herder's constructor: `listener(connector, reason)` is told when a
+        connector's task configs could not be handed to the leader in time."""
+        self._on_failure = listener
 
     async def start(self) -> None:
         """Start the underlying store."""
@@ -111,11 +115,12 @@ class LeaderRoutedConfigStore:
                 log.warning("Task configs of %s not taken by the leader yet: %s", connector, reason)
             await asyncio.sleep(RETRY_BACKOFF_S[min(attempt, len(RETRY_BACKOFF_S) - 1)])
             attempt += 1
-        self._on_failure(
-            connector,
-            f"The worker could not hand the connector's task configs to the group's leader within "
-            f"{LEADER_RETRY_TIMEOUT_S:.0f} s: {reason}",
-        )
+        if self._on_failure is not None:
+            self._on_failure(
+                connector,
+                f"The worker could not hand the connector's task configs to the group's leader within "
+                f"{LEADER_RETRY_TIMEOUT_S:.0f} s: {reason}",
+            )
 
     async def close(self) -> None:
         """Cancel task configs still being sent (the worker is stopping)."""
