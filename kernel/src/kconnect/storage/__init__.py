@@ -3,8 +3,9 @@
 Each store is a Protocol in `base` (Kafka's names: ConfigBackingStore, StatusBackingStore,
 OffsetBackingStore) with a memory twin (`memory`) and, for standalone workers, file twins
 (`file_offsets`, `file_configs`) whose writes are atomic: a crash never leaves a half-written file.
-Distributed workers use the Kafka twins (`kafka_configs`, `kafka_status`, `kafka_offsets`), each on
-an internal topic read through a `kafka_log.KafkaBasedLog`; `topics` creates and checks those topics,
+Distributed workers use the Kafka twins (`kafka_configs`, `kafka_status`, `kafka_offsets`), each a
+`kafka_store.KafkaBackedStore` on an internal topic read through a `kafka_log.KafkaBasedLog`; `topics`
+creates and checks those topics (through `kconnect.kafka`: storage never imports `kconnect.runtime`),
 `config_records` and `record_formats` hold their records' bytes (see ``docs/distributed.md``).
 """
 

@@ -38,46 +38,27 @@ from kconnect.storage.config_records import (
     task_key,
 )
 from kconnect.storage.config_topic_state import ConfigTopicState
-from kconnect.storage.kafka_log import KafkaBasedLog
+from kconnect.storage.kafka_store import KafkaBackedStore
 from kconnect.storage.record_formats import RecordFormatError
-from kconnect.storage.topics import TopicSpec, ensure_topic
 from kconnect.worker_config import InternalTopicConfig
 
 log = logging.getLogger(__name__)
-
-PURPOSE = "connector configurations"
-"""What the config topic holds, in Kafka's words (used in topic error messages)."""
 
 ConfigUpdateListener = Callable[[ConfigChange], None]
 """Called on the event loop, from the topic's reader, for each change read after `start`; must not block."""
 
 
-class KafkaConfigBackingStore:
+class KafkaConfigBackingStore(KafkaBackedStore):
     """A ConfigBackingStore on the config topic, shared by every worker of the cluster."""
 
-    def __init__(
-        self,
-        worker_props: Mapping[str, str],
-        topic: InternalTopicConfig,
-        *,
-        client_id: str = "connect-configs",
-    ) -> None:
-        self._worker_props = worker_props
-        self._spec = TopicSpec(
-            topic.name, topic.key, PURPOSE, 1, topic.replication_factor, single_partition=True
+    def __init__(self, worker_props: Mapping[str, str], topic: InternalTopicConfig) -> None:
+        super().__init__(
+            worker_props, topic, "connector configurations", "connect-configs", single_partition=True
         )
         self._state = ConfigTopicState()
         self._snapshot: ClusterConfigState | None = None
         self._listener: ConfigUpdateListener | None = None
         self._started = False
-        self._log = KafkaBasedLog(
-            topic.name, worker_props, self._on_record, client_id=client_id, what=PURPOSE
-        )
-
-    @property
-    def topic(self) -> str:
-        """The config topic's name."""
-        return self._spec.name
 
     def set_update_listener(self, listener: ConfigUpdateListener) -> None:
         """Subscribe to changes read after `start` (the distributed herder calls this before `start`)."""
@@ -85,19 +66,14 @@ class KafkaConfigBackingStore:
 
     async def start(self) -> None:
         """Create or check the topic (InternalTopicError when unfit), then read it to the end."""
-        await ensure_topic(self._worker_props, self._spec)
-        await self._log.start()
+        await super().start()
         self._started = True
         log.info("Read config topic %s to offset %d", self.topic, self._state.offset)
 
     async def stop(self) -> None:
         """Stop reading and close the clients."""
         self._started = False
-        await self._log.stop()
-
-    async def read_to_end(self) -> None:
-        """Return once every record written before the call is in `snapshot()` (Kafka's refresh)."""
-        await self._log.read_to_end()
+        await super().stop()
 
     def snapshot(self) -> ClusterConfigState:
         """The configs as read so far, as an immutable value."""

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kconnect.storage.base import SourceOffset, SourcePartition, partition_key
-from kconnect.storage.kafka_log import KafkaBasedLog
+from kconnect.storage.kafka_store import KafkaBackedStore
 from kconnect.storage.record_formats import (
     RecordFormatError,
     offset_key,
@@ -31,51 +31,19 @@ from kconnect.storage.record_formats import (
     parse_offset_key,
     parse_offset_value,
 )
-from kconnect.storage.topics import TopicSpec, ensure_topic
 from kconnect.worker_config import InternalTopicConfig
 
 log = logging.getLogger(__name__)
 
-PURPOSE = "source connector offsets"
-"""What the offsets topic holds, in Kafka's words (used in topic error messages)."""
 
-
-class KafkaOffsetBackingStore:
+class KafkaOffsetBackingStore(KafkaBackedStore):
     """An OffsetBackingStore on the offsets topic, shared by every worker of the cluster."""
 
-    def __init__(
-        self,
-        worker_props: Mapping[str, str],
-        topic: InternalTopicConfig,
-        *,
-        client_id: str = "connect-offsets",
-    ) -> None:
-        self._worker_props = worker_props
-        self._spec = TopicSpec(topic.name, topic.key, PURPOSE, topic.partitions, topic.replication_factor)
+    def __init__(self, worker_props: Mapping[str, str], topic: InternalTopicConfig) -> None:
+        super().__init__(worker_props, topic, "source connector offsets", "connect-offsets")
         # connector -> canonical partition -> (the key's bytes as last read, offset)
         self._table: dict[str, dict[str, tuple[bytes, dict[str, Any]]]] = {}
         self._keys: dict[tuple[str, str], bytes] = {}  # every key ever read, tombstoned ones too
-        self._log = KafkaBasedLog(
-            topic.name, worker_props, self._on_record, client_id=client_id, what=PURPOSE
-        )
-
-    @property
-    def topic(self) -> str:
-        """The offsets topic's name."""
-        return self._spec.name
-
-    async def start(self) -> None:
-        """Create or check the topic (InternalTopicError when unfit), then read it to the end."""
-        await ensure_topic(self._worker_props, self._spec)
-        await self._log.start()
-
-    async def stop(self) -> None:
-        """Stop reading and close the clients."""
-        await self._log.stop()
-
-    async def read_to_end(self) -> None:
-        """Return once every offset written before the call is visible here."""
-        await self._log.read_to_end()
 
     async def get(self, connector: str, partitions: Sequence[SourcePartition]) -> list[SourceOffset | None]:
         """Read to the end, then the committed offsets of these partitions (None where none)."""

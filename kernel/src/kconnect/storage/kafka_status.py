@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect.model import ConnectorTaskId, State, StateInfo, TaskStateInfo
-from kconnect.storage.kafka_log import KafkaBasedLog
+from kconnect.storage.kafka_store import KafkaBackedStore
 from kconnect.storage.record_formats import (
     CONNECTOR_STATUS_PREFIX,
     TASK_STATUS_PREFIX,
@@ -39,16 +39,12 @@ from kconnect.storage.record_formats import (
     topic_status_key,
     topic_status_value,
 )
-from kconnect.storage.topics import TopicSpec, ensure_topic
 from kconnect.worker_config import InternalTopicConfig
 
 log = logging.getLogger(__name__)
 
-PURPOSE = "connector and task statuses"
-"""What the status topic holds, in Kafka's words (used in topic error messages)."""
 
-
-class KafkaStatusBackingStore:
+class KafkaStatusBackingStore(KafkaBackedStore):
     """A StatusBackingStore on the status topic, shared by every worker of the cluster."""
 
     def __init__(
@@ -57,35 +53,13 @@ class KafkaStatusBackingStore:
         topic: InternalTopicConfig,
         *,
         generation: Callable[[], int] = lambda: 0,
-        client_id: str = "connect-statuses",
     ) -> None:
-        self._worker_props = worker_props
-        self._spec = TopicSpec(topic.name, topic.key, PURPOSE, topic.partitions, topic.replication_factor)
+        """`generation`: the group generation each status written now carries."""
+        super().__init__(worker_props, topic, "connector and task statuses", "connect-statuses")
         self._generation = generation
         self._connectors: dict[str, StatusRecord] = {}
         self._tasks: dict[ConnectorTaskId, StatusRecord] = {}
         self._topics: dict[str, set[str]] = {}
-        self._log = KafkaBasedLog(
-            topic.name, worker_props, self._on_record, client_id=client_id, what=PURPOSE
-        )
-
-    @property
-    def topic(self) -> str:
-        """The status topic's name."""
-        return self._spec.name
-
-    async def start(self) -> None:
-        """Create or check the topic (InternalTopicError when unfit), then read it to the end."""
-        await ensure_topic(self._worker_props, self._spec)
-        await self._log.start()
-
-    async def stop(self) -> None:
-        """Stop reading and close the clients (statuses already handed over are still sent)."""
-        await self._log.stop()
-
-    async def read_to_end(self) -> None:
-        """Return once every status written before the call is visible here."""
-        await self._log.read_to_end()
 
     async def flush(self) -> None:
         """Wait until this worker's status writes so far were acknowledged (or failed and were logged)."""
