@@ -15,6 +15,16 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.errors import (
+    GroupCoordinatorNotAvailableError,
+    GroupLoadInProgressError,
+    NotCoordinatorForGroupError,
+    for_code,
+)
+from aiokafka.protocol.admin import DeleteGroupsRequest
+
 from kconnect.errors import BadRequestError, ConnectError, RequestTimeoutError
 from kconnect.herder.connectors import in_thread
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE
@@ -309,8 +319,6 @@ class AiokafkaAdmin:
 
     async def cluster_id(self) -> str:
         """The cluster id from `describe_cluster`."""
-        from aiokafka.admin import AIOKafkaAdminClient
-
         admin = AIOKafkaAdminClient(**self._admin_kwargs())
         await admin.start()
         try:
@@ -321,8 +329,6 @@ class AiokafkaAdmin:
 
     async def list_offsets(self, group: str) -> dict[TopicPartitionKey, int]:
         """Committed offsets of the group, from `list_consumer_group_offsets`."""
-        from aiokafka.admin import AIOKafkaAdminClient
-
         admin = AIOKafkaAdminClient(**self._admin_kwargs())
         await admin.start()
         try:
@@ -333,8 +339,6 @@ class AiokafkaAdmin:
 
     async def alter_offsets(self, group: str, offsets: Mapping[TopicPartitionKey, int]) -> None:
         """Commit from a consumer that never joins the group (accepted while the group is empty)."""
-        from aiokafka import AIOKafkaConsumer, TopicPartition
-
         # The group named: the worker's consumer.group.id (which consumer_kwargs applies) must not replace it.
         kwargs = consumer_kwargs(self._worker.props, self._connector, group)
         consumer = AIOKafkaConsumer(**{**kwargs, "group_id": group})
@@ -348,10 +352,6 @@ class AiokafkaAdmin:
 
     async def delete_group(self, group: str) -> None:
         """Send DeleteGroups to the group's coordinator (aiokafka's admin has no wrapper for it)."""
-        from aiokafka.admin import AIOKafkaAdminClient
-        from aiokafka.errors import for_code
-        from aiokafka.protocol.admin import DeleteGroupsRequest
-
         group_id_not_found = 69
         admin = AIOKafkaAdminClient(**self._admin_kwargs())
         await admin.start()
@@ -367,12 +367,6 @@ class AiokafkaAdmin:
 
 async def _while_coordinator_unavailable(call: Callable[[], Awaitable[_T]]) -> _T:
     """`call()`, again while the group coordinator is not available or loading, for `COORDINATOR_WAIT_S`."""
-    from aiokafka.errors import (
-        GroupCoordinatorNotAvailableError,
-        GroupLoadInProgressError,
-        NotCoordinatorForGroupError,
-    )
-
     deadline = time.monotonic() + COORDINATOR_WAIT_S
     while True:
         try:
