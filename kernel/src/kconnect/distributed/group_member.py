@@ -65,10 +65,11 @@ RETRY_BACKOFF_S = 0.1
 class GroupMember:
     """One worker's membership in the Connect group `config.group_id` (Kafka's WorkerGroupMember).
 
-    The distributed herder creates one per worker and calls `start()`, `request_rejoin()` when the
-    config topic changed what should run, and `leave()` when it stops. `configured()` must return
-    the worker's current config snapshot as `ConfiguredWork` (the leader assigns from it; every
-    member reports its offset). `url` is this worker's advertised REST URL, shown to the others.
+    `DistributedHerder.create` builds one per worker; the herder calls `start()`, `request_rejoin()`
+    when the config topic changed what should run, and `leave()` when it stops. `configured()`
+    must return the worker's current config snapshot as `ConfiguredWork` (the leader assigns from
+    it; every member reports its offset). `url` is this worker's advertised REST URL, shown to the
+    others.
     """
 
     def __init__(

@@ -1,10 +1,11 @@
 """The leader's duty of KIP-507: keep a fresh session key in the config topic while it leads.
 
-The distributed herder calls `SessionKeyKeeper.on_lead` after each assignment that makes this worker
-the leader of a ``sessioned`` group: the keeper writes a new key at once when there is none or it
-expired (`kconnect.distributed.request_signing.needs_rotation`), then checks again in the
-background every `KEY_CHECK_INTERVAL_S` (or sooner, for a short ``inter.worker.key.ttl.ms``) for as
-long as `still_leading()` says so. Followers only read keys (the config store keeps the newest).
+The distributed herder's `Leadership` (`kconnect.herder.leadership`) calls `SessionKeyKeeper.on_lead`
+after each assignment that makes this worker the leader of a ``sessioned`` group: the keeper writes
+a new key at once when there is none or it expired
+(`kconnect.distributed.request_signing.needs_rotation`), then checks again in the background every
+`KEY_CHECK_INTERVAL_S` (or sooner, for a short ``inter.worker.key.ttl.ms``) for as long as
+`still_leading()` says so. Followers only read keys (the config store keeps the newest).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class SessionKeyKeeper:
     async def on_lead(self) -> None:
         """This worker leads now: write a key if needed, and keep checking in the background.
 
-        Never raises (the group member calls this through the herder): a key that cannot be written
+        Never raises (the group member calls this through `Leadership`): a key that cannot be written
         is logged and tried again at the next check."""
         try:
             await self._rotate()
