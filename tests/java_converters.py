@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 
-from tests.conftest import kafka_broker_script
+from tests.harness import kafka_broker_script
 
 VERSION = "2.6.13.Final"
 CONVERTER_CLASS = "io.apicurio.registry.utils.converter.AvroConverter"

@@ -66,7 +66,7 @@ from typing import Any
 
 import httpx
 
-from tests.conftest import kafka_broker_script
+from tests.harness import kafka_broker_script
 
 APICURIO_VERSION = "3.0.9"
 ARTIFACT = f"io.apicurio:apicurio-registry-app:{APICURIO_VERSION}:tar.gz:all"

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from tests.conftest import kafka_broker_script
+from tests.harness import kafka_broker_script
 
 if TYPE_CHECKING:
     from typing_extensions import Self

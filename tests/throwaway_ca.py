@@ -4,7 +4,7 @@
 ``localhost`` (server and client use), each also written as Kafka's PEM key store: one file with
 the private key (PKCS#8) and the certificate chain. Keys are EC P-256, so making them is quick.
 `pem_stores` gives the ``ssl.*`` keys that name them. Tests take the session's CA and its two
-certificates from the fixtures in ``tests/conftest.py`` (``ca``, ``server_cert``,
+certificates from the fixtures in ``tests/harness.py`` (``ca``, ``server_cert``,
 ``client_cert``) and call `make_ca` only for a second CA the first does not trust.
 """
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import kafka_broker_script
-from tests.integration.conftest import wait_until
+from tests.harness import kafka_broker_script
+from tests.integration.harness import wait_until
 from tests.integration.test_distributed import create, group_props, wait_healthy
 from tests.worker_process import WorkerProcess, count_lines, stop_all
 

@@ -41,8 +41,8 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from kconnect.worker_config import load_properties
 
 from tests import private_net
-from tests.conftest import _load_script
-from tests.integration.conftest import lines
+from tests.harness import _load_script
+from tests.integration.harness import lines
 from tests.worker_process import WorkerProcess, stop_all
 
 kafka_broker_script = _load_script("kafka_broker")

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from tests.integration.conftest import Connectors, consume_records, path_of, produce_records, wait_until
+from tests.integration.harness import Connectors, consume_records, path_of, produce_records, wait_until
 from tests.worker_process import count_lines
 
 pytestmark = pytest.mark.integration

@@ -29,7 +29,7 @@ from kconnect.distributed.membership import AssignmentReceived, MembershipEvent
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.worker_config import GroupConfig
 
-from tests.conftest import kafka_broker_script
+from tests.harness import kafka_broker_script
 
 pytestmark = pytest.mark.integration
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import path_of, wait_until
+from tests.integration.harness import path_of, wait_until
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration

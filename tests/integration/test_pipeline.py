@@ -13,7 +13,7 @@ from aiokafka import AIOKafkaConsumer
 
 from tests import private_net
 from tests import rest_expectations as rx
-from tests.conftest import REPO_ROOT, kafka_broker_script
+from tests.harness import REPO_ROOT, kafka_broker_script
 from tests.worker_process import WorkerProcess, count_lines, free_port, venv_without, write_properties
 
 pytestmark = pytest.mark.integration
@@ -249,7 +249,7 @@ def test_json_converter_schema_content_reads_bare_payloads_in_a_sink(
     tmp_path: Path, start_worker: Any, kafka_bootstrap: str, unique_topic: str
 ) -> None:
     """KIP-1054: with ``schema.content`` the sink reads payloads that carry no envelope, with that schema."""
-    from tests.integration.conftest import produce_records
+    from tests.integration.harness import produce_records
 
     payloads = [b'{"id":%d,"name":"n%d","score":%d.5}' % (i, i, i) for i in range(50)]
     asyncio.run(produce_records(kafka_bootstrap, unique_topic, [(p, []) for p in payloads]))

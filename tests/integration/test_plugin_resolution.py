@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests import rest_expectations as rx
-from tests.integration.conftest import path_of
+from tests.integration.harness import path_of
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration

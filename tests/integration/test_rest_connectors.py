@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests import rest_expectations as rx
-from tests.integration.conftest import Connectors, lines, path_of
+from tests.integration.harness import Connectors, lines, path_of
 from tests.worker_process import WorkerProcess, count_lines
 
 pytestmark = pytest.mark.integration
@@ -24,7 +24,7 @@ def test_root_gives_the_kafka_connect_version_commit_and_the_brokers_real_cluste
 ) -> None:
     from kconnect import __version__
 
-    from tests.conftest import kafka_broker_script
+    from tests.harness import kafka_broker_script
 
     response = rest_worker.get("/")
     assert response.status_code == 200

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests import rest_expectations as rx
-from tests.integration.conftest import Connectors, path_of
+from tests.integration.harness import Connectors, path_of
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.conftest import lines
+from tests.integration.harness import lines
 from tests.integration.test_distributed import group_props, read_lines, wait_healthy
 from tests.throwaway_ca import KEY_PASSWORD, Certificate, CertificateAuthority, pem_stores
 from tests.worker_process import WorkerProcess, free_port, stop_all, write_properties

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests import rest_expectations as rx
-from tests.integration.conftest import Connectors, lines, path_of, wait_seconds
+from tests.integration.harness import Connectors, lines, path_of, wait_seconds
 from tests.worker_process import WorkerProcess, count_lines
 
 pytestmark = pytest.mark.integration

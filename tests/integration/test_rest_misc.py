@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from tests import rest_expectations as rx
-from tests.conftest import REPO_ROOT
-from tests.integration.conftest import Connectors, path_of
+from tests.harness import REPO_ROOT
+from tests.integration.harness import Connectors, path_of
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration

@@ -12,7 +12,7 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from tests import rest_expectations as rx
-from tests.integration.conftest import Connectors, lines, path_of
+from tests.integration.harness import Connectors, lines, path_of
 from tests.worker_process import count_lines
 
 pytestmark = pytest.mark.integration

@@ -23,7 +23,7 @@ from aiokafka.errors import KafkaError
 from kconnect.config.client_properties import ClientKind
 from kconnect.kafka.clients import client_kwargs
 
-from tests.conftest import kafka_broker_script
+from tests.harness import kafka_broker_script
 from tests.throwaway_ca import KEY_PASSWORD, Certificate, CertificateAuthority, pem_stores
 from tests.worker_process import WorkerProcess, count_lines
 

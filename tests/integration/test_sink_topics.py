@@ -9,7 +9,7 @@ import pytest
 from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-from tests.integration.conftest import Connectors, path_of
+from tests.integration.harness import Connectors, path_of
 from tests.worker_process import count_lines
 
 pytestmark = pytest.mark.integration

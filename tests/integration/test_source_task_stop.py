@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from plugins.spark.tests.integration.test_shared_spark_tasks import task_pids
 from tests.connectors import EVENTS_FILE
-from tests.integration.conftest import wait_until
-from tests.integration.test_shared_spark_tasks import task_pids
+from tests.integration.harness import wait_until
 from tests.integration.test_task_failures import read_lines, sink, source, task_status, wait_task_state
 from tests.plugin_package import install_connectors, plugin_env
 from tests.worker_process import WorkerProcess

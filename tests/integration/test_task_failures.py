@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.integration.conftest import Connectors, lines, wait_until
+from tests.integration.harness import Connectors, lines, wait_until
 from tests.worker_process import WorkerProcess, free_port
 
 pytestmark = pytest.mark.integration

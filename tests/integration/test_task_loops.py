@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 
-from tests.integration.conftest import Connectors, lines, path_of
+from tests.integration.harness import Connectors, lines, path_of
 from tests.worker_process import count_lines
 
 pytestmark = pytest.mark.integration

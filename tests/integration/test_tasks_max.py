@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import path_of, wait_until
+from tests.integration.harness import path_of, wait_until
 from tests.plugin_package import install_connectors, plugin_env
 
 pytestmark = pytest.mark.integration

@@ -20,7 +20,7 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
-from tests.integration.conftest import Connectors, lines
+from tests.integration.harness import Connectors, lines
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration

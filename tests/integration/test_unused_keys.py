@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import lines, wait_until
+from tests.integration.harness import lines, wait_until
 from tests.integration.test_task_failures import read_lines, wait_task_state
 
 pytestmark = pytest.mark.integration

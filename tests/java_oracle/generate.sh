@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates tests/unit/kconnect_transforms/java_expected.json: compiles TransformOracle.java
+# Regenerates plugins/transforms/tests/unit/java_expected.json: compiles TransformOracle.java
 # against Apache Kafka's jars and runs it on cases.json (from make_cases.py). Run by hand after
 # changing the cases;
 # the unit tests only read the committed output and never run Java.
@@ -14,5 +14,5 @@ build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
 javac -d "$build" -cp "$libs/*" "$here/TransformOracle.java"
 java -cp "$build:$libs/*" TransformOracle "$here/cases.json" \
-    >"$repo/tests/unit/kconnect_transforms/java_expected.json"
-echo "wrote tests/unit/kconnect_transforms/java_expected.json"
+    >"$repo/plugins/transforms/tests/unit/java_expected.json"
+echo "wrote plugins/transforms/tests/unit/java_expected.json"

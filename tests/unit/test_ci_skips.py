@@ -1,4 +1,4 @@
-"""Under ``CI=true`` a skipped test fails (``tests/conftest.py``), so a tool missing in CI cannot hide."""
+"""Under ``CI=true`` a skipped test fails (``tests/harness.py``), so a tool missing in CI cannot hide."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _run(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[str]:
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the sample needs none of the suite's plugins
     if ci is not None:
         env["CI"] = ci
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.conftest"]
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.harness"]
     return subprocess.run(
         [*argv, "--rootdir", str(tmp_path), "-c", os.devnull, str(sample)],
         cwd=REPO_ROOT,

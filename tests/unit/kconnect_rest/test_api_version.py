@@ -10,8 +10,8 @@ from kconnect_rest.api_version import KAFKA_CONNECT_VERSION, SERVER_HEADER
 from kconnect_rest.cli import main
 from litestar.testing import TestClient
 
-from tests.conftest import kafka_broker_script
 from tests.fake_herder import FakeHerder
+from tests.harness import kafka_broker_script
 
 
 def test_the_served_api_version_is_the_kafka_release_the_tests_run_against() -> None:

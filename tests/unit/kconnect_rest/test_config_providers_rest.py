@@ -13,8 +13,8 @@ from kconnect.worker_config import WorkerConfig
 from kconnect_rest import create_app
 
 from tests.connectors import SecretSink
-from tests.unit.kconnect.herder_fakes import reaches
-from tests.unit.kconnect.test_config_providers_herder import NAME, secret_herder, worker_props
+from tests.unit.kconnect.herder.herder_fakes import reaches
+from tests.unit.kconnect.herder.test_config_providers_herder import NAME, secret_herder, worker_props
 
 
 @pytest.fixture

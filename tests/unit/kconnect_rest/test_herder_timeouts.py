@@ -9,7 +9,7 @@ import httpx
 from kconnect.worker_config import WorkerConfig
 from kconnect_rest import create_app
 
-from tests.unit.kconnect.herder_fakes import CONFIG, NAME, load_plugins, running_herder
+from tests.unit.kconnect.herder.herder_fakes import CONFIG, NAME, load_plugins, running_herder
 
 TIMEOUT_S = 0.5
 HANGING = {"connector.class": "Hanging", "tasks.max": "1", "topic": "t"}

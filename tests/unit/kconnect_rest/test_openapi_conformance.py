@@ -19,8 +19,8 @@ from kconnect.worker_config import WorkerConfig
 from kconnect_rest import create_app
 from schemathesis.config import SchemathesisConfig
 
-from tests.conftest import REPO_ROOT
 from tests.fake_herder import FakeHerder
+from tests.harness import REPO_ROOT
 
 APP = create_app(FakeHerder(), WorkerConfig.from_props({}))
 CONFIG = SchemathesisConfig.from_path(str(REPO_ROOT / "schemathesis.toml"))

@@ -1,0 +1,82 @@
+"""Distributed mode on a real Spark standalone cluster: two kconnect workers, their tasks in the cluster.
+
+Each kconnect worker of the group is its own Spark application on the cluster
+(``spark.master=spark://...``, ``spark.cores.max=1``: one executor, one task slot each). The group
+gives each worker one of the pipeline's two tasks; the test shows every line arriving, each task
+running in a Python worker under a Spark executor JVM of its own worker's application (not under
+either kconnect process), and the two applications RUNNING side by side on the master.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from plugins.spark.tests.integration.test_spark_cluster import executor_of
+from tests.integration.harness import lines
+from tests.integration.test_distributed import (
+    all_tasks_in,
+    create,
+    group_props,
+    read_lines,
+    running_workers,
+    task_states,
+)
+from tests.integration.test_task_failures import task_runs
+from tests.worker_process import WorkerProcess
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def workers(spark_cluster: Any, tmp_path: Path, kafka_bootstrap: str) -> Iterator[list[WorkerProcess]]:
+    """Two distributed workers of a fresh group, each a Spark application on the cluster."""
+    props = group_props(
+        kafka_bootstrap,
+        "kconnect-spark",
+        **{
+            "spark.master": spark_cluster.master_url,
+            "spark.cores.max": "1",
+            "spark.executor.memory": "512m",
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+            "executor.control.host": "127.0.0.1",
+        },
+    )
+    with running_workers(tmp_path, props, 2) as started:
+        yield started
+
+
+def test_each_workers_task_runs_in_its_own_application_on_the_cluster(
+    spark_cluster: Any, workers: list[WorkerProcess], tmp_path: Path, unique_topic: str
+) -> None:
+    a, b = workers
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    source_file.write_text(lines(0, 5000), encoding="utf-8")
+    create(a, "src", {"connector.class": "FileStreamSource", "file": str(source_file), "topic": unique_topic})
+    create(b, "sink", {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": unique_topic})
+    for worker in workers:
+        worker.wait_for("the source RUNNING", lambda w=worker: all_tasks_in("RUNNING", "src", 1)(w), 180)
+        worker.wait_for("the sink RUNNING", lambda w=worker: all_tasks_in("RUNNING", "sink", 1)(w), 180)
+    a.wait_for("all 5000 lines in the sink", lambda: len(read_lines(sink_file)) >= 5000, 180)
+    assert read_lines(sink_file) == read_lines(source_file), "lines lost, duplicated or out of order"
+
+    by_id = {f"127.0.0.1:{w.port}": w for w in workers}
+    src_worker = by_id[task_states(a, "src")[0][1]]
+    sink_worker = by_id[task_states(a, "sink")[0][1]]
+    assert src_worker is not sink_worker, "the group put both tasks on one worker"
+    [src_run], [sink_run] = task_runs(src_worker, "src"), task_runs(sink_worker, "sink")
+    src_executor = executor_of(int(src_run["pid"]), src_worker)
+    sink_executor = executor_of(int(sink_run["pid"]), sink_worker)
+    for worker in workers:
+        assert worker.process is not None
+        assert str(worker.process.pid) not in (src_executor["parent"], sink_executor["parent"])
+    assert src_executor["app-id"] != sink_executor["app-id"], "one application per kconnect worker"
+
+    apps = {app["id"]: app for app in spark_cluster.state()["activeapps"]}
+    for executor in (src_executor, sink_executor):
+        app = apps[executor["app-id"]]
+        assert (app["name"], app["state"], app["cores"]) == ("kconnect-worker", "RUNNING", 1), app

@@ -1,0 +1,135 @@
+"""BatchSender with a fake producer: partition choice, order across batches, acks and failures."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from aiokafka.errors import RequestTimedOutError
+from aiokafka.partitioner import DefaultPartitioner
+from kconnect.kafka.clients import DeliveryPolicy
+from kconnect.runtime.batch_sender import (
+    UNANSWERED_PER_PARTITION,
+    BatchSender,
+    OutgoingRecord,
+    SendAbandoned,
+)
+
+from tests.unit.kconnect.runtime.loop_fakes import FakeProducer
+
+
+def out(
+    value: str, key: bytes | None = None, partition: int | None = None, topic: str = "t"
+) -> OutgoingRecord:
+    return OutgoingRecord(topic, partition, key, value.encode(), None, [], value)
+
+
+class Acks:
+    def __init__(self) -> None:
+        self.acked: list[tuple[str, int, int]] = []
+        self.errors: list[BaseException] = []
+
+    def on_ack(self, batch: Sequence[OutgoingRecord], metadata: Any) -> None:
+        """One call per batch; record i of it is at the first record's offset + i."""
+        for index, record in enumerate(batch):
+            self.acked.append((record.on_ack, metadata.partition, metadata.offset + index))
+
+    def on_error(self, error: BaseException, records: Sequence[OutgoingRecord]) -> bool:
+        self.errors.append(error)
+        return False
+
+
+async def test_keyless_records_of_one_poll_stick_to_one_partition_in_order() -> None:
+    producer, acks = FakeProducer(partitions=3, batch_capacity=4), Acks()
+    await BatchSender(producer, acks.on_ack, acks.on_error).send([out(f"v{i}") for i in range(10)])
+    await producer.flush()  # done-callbacks run on the next loop iteration, as aiokafka's
+    assert len({s.partition for s in producer.sent}) == 1, (
+        "Java's sticky partitioning: one partition per poll"
+    )
+    assert [len(s.batch.records) for s in producer.sent] == [4, 4, 2], "full batches are sent, then a new one"
+    assert [a[0] for a in acks.acked] == [f"v{i}" for i in range(10)]
+    assert [a[2] for a in acks.acked] == list(range(10)), (
+        "each record gets the batch's base offset + its index"
+    )
+
+
+async def test_keys_choose_the_partition_as_javas_murmur2_and_explicit_partitions_win() -> None:
+    producer, acks = FakeProducer(partitions=3), Acks()
+    records = [out("k1", key=b"alpha"), out("k2", key=b"beta"), out("p2", partition=2)]
+    await BatchSender(producer, acks.on_ack, acks.on_error).send(records)
+    await producer.flush()  # done-callbacks run on the next loop iteration, as aiokafka's
+    expected = {
+        v: DefaultPartitioner()(k, [0, 1, 2], [0, 1, 2]) for v, k in (("k1", b"alpha"), ("k2", b"beta"))
+    }
+    got = {a[0]: a[1] for a in acks.acked}
+    assert got == {**expected, "p2": 2}
+
+
+async def test_a_failed_batch_acknowledges_none_of_its_records() -> None:
+    producer, acks = FakeProducer(partitions=3), Acks()
+    producer.fail = {("t", 1)}
+    records = [out("a", partition=0), out("b", partition=1), out("c", partition=0), out("d", partition=1)]
+    await BatchSender(producer, acks.on_ack, acks.on_error).send(records)
+    await producer.flush()  # done-callbacks run on the next loop iteration, as aiokafka's
+    assert [a[0] for a in acks.acked] == ["a", "c"]
+    assert len(acks.errors) == 1 and "rejected" in str(acks.errors[0])
+
+
+async def test_acknowledgements_arrive_only_when_kafka_answers() -> None:
+    producer, acks = FakeProducer(auto_ack=False), Acks()
+    await BatchSender(producer, acks.on_ack, acks.on_error).send([out("a", partition=0)])
+    assert acks.acked == [], "handed to the producer is not acknowledged"
+    producer.answer(producer.sent[0])
+    await producer.flush()
+    assert acks.acked == [("a", 0, 0)]
+
+
+async def test_a_record_larger_than_a_batch_names_its_topic() -> None:
+    producer, acks = FakeProducer(), Acks()
+    with pytest.raises(ValueError, match="a record for t is larger than the producer's batch size"):
+        await BatchSender(producer, acks.on_ack, acks.on_error).send([out("x" * 2000, partition=0)])
+
+
+async def test_a_partition_holds_at_most_two_unanswered_batches_and_goes_on_when_answered() -> None:
+    """A silent broker stops the sender instead of piling batches up; an answer lets it go on."""
+    producer, acks = FakeProducer(batch_capacity=1, auto_ack=False), Acks()
+    sender = BatchSender(producer, acks.on_ack, acks.on_error)
+    send = asyncio.create_task(sender.send([out(f"v{i}", partition=0) for i in range(4)]))
+    await asyncio.sleep(0.05)
+    assert len(producer.sent) == UNANSWERED_PER_PARTITION and not send.done()
+    producer.answer(producer.sent[0])
+    await asyncio.sleep(0.05)
+    assert len(producer.sent) == 3, "one answer makes room for one batch"
+    for sent in producer.sent[1:]:
+        producer.answer(sent)
+    await asyncio.wait_for(send, 5)
+    for sent in producer.sent:
+        producer.answer(sent)
+    await producer.flush()
+    assert [a[0] for a in acks.acked] == ["v0", "v1", "v2", "v3"]
+
+
+async def test_a_stop_while_the_broker_is_silent_abandons_the_send() -> None:
+    producer, acks = FakeProducer(batch_capacity=1, auto_ack=False), Acks()
+    stopping = False
+    sender = BatchSender(producer, acks.on_ack, acks.on_error, stopping=lambda: stopping)
+    send = asyncio.create_task(sender.send([out(f"v{i}", partition=0) for i in range(4)]))
+    await asyncio.sleep(0.05)
+    stopping = True
+    with pytest.raises(SendAbandoned):
+        await asyncio.wait_for(send, 5)
+    assert acks.acked == [] and len(producer.sent) == 2, "nothing unanswered counts as sent"
+
+
+async def test_a_batch_the_broker_never_answered_fails_saying_how_long_and_why() -> None:
+    producer, acks = FakeProducer(auto_ack=False), Acks()
+    policy = DeliveryPolicy(delivery_timeout_ms=8000)
+    await BatchSender(producer, acks.on_ack, acks.on_error, policy=policy).send([out("a", partition=2)])
+    producer.sent[0].future.set_exception(RequestTimedOutError())
+    await producer.flush()
+    assert acks.acked == [] and len(acks.errors) == 1
+    message = str(acks.errors[0])
+    assert message.startswith("Kafka did not acknowledge 1 record for t-2 within delivery.timeout.ms=8000 ms")
+    assert "the broker was unreachable" in message and "RequestTimedOutError" in message

@@ -1,1 +1,0 @@
-"""Unit tests of the Spark executor plugin's pure logic and its control channel (no Spark)."""
