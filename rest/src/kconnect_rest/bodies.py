@@ -14,7 +14,7 @@ from typing import Annotated, Any, Optional, TypeAlias, Union
 
 import msgspec
 from kconnect import model
-from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, NAME_CONFIG, NULL_VALUE_MESSAGE
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, NULL_VALUE_MESSAGE
 from kconnect.errors import BadRequestError
 from kconnect.model import TargetState
 
@@ -121,16 +121,6 @@ def check_connector_name(name: str) -> str:
             f"{MAX_CONNECTOR_NAME_LENGTH} are accepted"
         )
     return name
-
-
-def with_connector_name(config: Mapping[str, str], name: str) -> dict[str, str]:
-    """Kafka's `checkAndPutConnectorConfigName`: a differing ``name`` is a 400, a missing one is added."""
-    given = config.get(NAME_CONFIG)
-    if given is not None and given != name:
-        raise BadRequestError(
-            f"Connector name configuration ({given}) doesn't match connector name in the URL ({name})"
-        )
-    return {**config, NAME_CONFIG: name}
 
 
 def initial_state(value: str | None) -> TargetState | None:

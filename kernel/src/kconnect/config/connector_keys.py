@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
+from kconnect.errors import BadRequestError
+
 from .configdef import NO_DEFAULT, ConfigDef, ConfigType, Importance, Recommender, Width
 from .rules import Rule, Validator
 from .validators import (
@@ -351,3 +353,14 @@ def sink_connector_config_def(recommenders: Mapping[str, Recommender] | None = N
 def source_connector_config_def(recommenders: Mapping[str, Recommender] | None = None) -> ConfigDef:
     """The keys of every source connector (Kafka's `SourceConnectorConfig.configDef`)."""
     return _define_rows(connector_config_def(recommenders), _SOURCE_KEYS, recommenders)
+
+
+def with_connector_name(config: Mapping[str, str], name: str) -> dict[str, str]:
+    """`config` with ``name`` set to `name` (the URL's), as Kafka's ``checkAndPutConnectorConfigName``:
+    BadRequestError with Kafka's text if it names another connector."""
+    given = config.get(NAME_CONFIG)
+    if given is not None and given != name:
+        raise BadRequestError(
+            f"Connector name configuration ({given}) doesn't match connector name in the URL ({name})"
+        )
+    return {**config, NAME_CONFIG: name}

@@ -32,6 +32,7 @@ import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
 
+from kconnect.config.connector_keys import with_connector_name
 from kconnect.distributed.assignor import ConfiguredWork
 from kconnect.distributed.group_member import GroupMember
 from kconnect.distributed.membership import MembershipEvent, MembershipLost, RebalanceStarted
@@ -265,7 +266,7 @@ class DistributedHerder(HerderFrontDoor):
     ) -> PutResult:
         """Validate and write the connector's config to the config topic (leader only); answers once
         every worker can read it, with the tasks it has so far (none for a new connector, as Kafka)."""
-        config = self._named(name, config)
+        config = with_connector_name(config, name)
         async with self._leadership.as_leader("create or update a connector"):
             await self._validate(config, self._owner.deadline())
             created = not self._configs.snapshot().contains(name)

@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect.cluster import ClusterView
-from kconnect.config.connector_keys import NAME_CONFIG
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
 from kconnect.herder import events as ev
@@ -179,19 +178,6 @@ class HerderFrontDoor:
         )
 
     # --- config writes: what both modes check first ------------------------------------------------------
-
-    @staticmethod
-    def _named(name: str, config: Mapping[str, str]) -> dict[str, str]:
-        """`config` with ``name`` set to the URL's `name`; BadRequestError (Kafka's text) if it
-        names another connector."""
-        config = dict(config)
-        if NAME_CONFIG in config and config[NAME_CONFIG] != name:
-            raise BadRequestError(
-                f"Connector name configuration ({config[NAME_CONFIG]}) doesn't match connector name "
-                f"in the URL ({name})"
-            )
-        config[NAME_CONFIG] = name
-        return config
 
     async def _validate(self, config: Mapping[str, str], deadline: float) -> None:
         """Raise the validation error of `config`; the connector's own `validate` is user code, so

@@ -16,6 +16,7 @@ import functools
 import logging
 from collections.abc import Mapping, Sequence
 
+from kconnect.config.connector_keys import with_connector_name
 from kconnect.errors import AlreadyExistsError, NotFoundError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
@@ -129,7 +130,7 @@ class StandaloneHerder(HerderFrontDoor):
         (validation included: a connector's `validate` is user code too).
         A config-store write that fails raises its StoreError and changes nothing.
         """
-        config = self._named(name, config)
+        config = with_connector_name(config, name)
         deadline = self._owner.deadline()
         await self._validate(config, deadline)
 

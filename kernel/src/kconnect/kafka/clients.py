@@ -162,7 +162,7 @@ def broker_unreachable(error: BaseException) -> bool:
 
 
 def _producer_props(worker: Mapping[str, str], connector: Mapping[str, str]) -> dict[str, str]:
-    return {**_prefixed(worker, "producer."), **_prefixed(connector, "producer.override.")}
+    return {**_prefixed(worker, "producer."), **_prefixed(connector, ClientKind.PRODUCER.override_prefix)}
 
 
 def producer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> dict[str, Any]:
@@ -243,7 +243,7 @@ def sink_group_id(worker: Mapping[str, str], connector_name: str, connector: Map
     """
     props = {"group.id": f"connect-{connector_name}"}
     props.update(_prefixed(worker, "consumer."))
-    props.update(_prefixed(connector, "consumer.override."))
+    props.update(_prefixed(connector, ClientKind.CONSUMER.override_prefix))
     return props["group.id"]
 
 
@@ -252,7 +252,7 @@ def consumer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str], gro
     ``connect-<name>``; the worker's ``consumer.group.id`` or the connector's override wins, as in Kafka)."""
     props = {"bootstrap.servers": worker.get("bootstrap.servers", "localhost:9092"), "group.id": group_id}
     props.update(_prefixed(worker, "consumer."))
-    props.update(_prefixed(connector, "consumer.override."))
+    props.update(_prefixed(connector, ClientKind.CONSUMER.override_prefix))
     log_override_keys(ClientKind.CONSUMER, connector)
     kwargs: dict[str, Any] = {
         "auto_offset_reset": "earliest",
@@ -273,7 +273,7 @@ def admin_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> dic
     """
     props = internal_client_props(worker)
     props.update(worker_admin_props(worker))
-    props.update(_prefixed(connector, "admin.override."))
+    props.update(_prefixed(connector, ClientKind.ADMIN.override_prefix))
     log_override_keys(ClientKind.ADMIN, connector)
     kwargs: dict[str, Any] = {"request_timeout_ms": JAVA_REQUEST_TIMEOUT_MS}
     kwargs.update(client_kwargs(ClientKind.ADMIN, props))

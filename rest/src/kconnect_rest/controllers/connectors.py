@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import quote
 
+from kconnect.config.connector_keys import with_connector_name
 from kconnect.errors import NotFoundError
 from kconnect.herder.api import Herder
 from kconnect.model import ConnectorTaskId
@@ -79,7 +80,7 @@ class ConnectorsController(Controller):
     ) -> Response[wire.ConnectorInfo]:
         """201 with Location and the new connector; 409 if it exists; 400 for an invalid config."""
         name = bodies.check_connector_name(data.name or "").strip()
-        config = bodies.with_connector_name(bodies.string_map(data.config), name)
+        config = with_connector_name(bodies.string_map(data.config), name)
         state = bodies.initial_state(data.initial_state)
         result = await herder.put_connector_config(name, config, allow_replace=False, initial_state=state)
         info = hidden.connector_info(herder, result.info)
@@ -118,7 +119,7 @@ class ConnectorsController(Controller):
 
         A PASSWORD key sent as exactly ``[hidden]`` keeps its stored value."""
         bodies.check_connector_name(connector)
-        config = bodies.with_connector_name(bodies.string_map(data), connector)
+        config = with_connector_name(bodies.string_map(data), connector)
         config = await hidden.kept(herder, connector, config)
         result = await herder.put_connector_config(connector, config, allow_replace=True)
         info = hidden.connector_info(herder, result.info)
