@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from kconnect.config import ConfigDef
-    from kconnect.data.schema import Schema, SchemaAndValue
-    from kconnect.records import Headers
+from kconnect.config import ConfigDef
+from kconnect.data.schema import Schema, SchemaAndValue
+from kconnect.records import Headers
 
 
 @runtime_checkable

@@ -15,14 +15,11 @@ unless ``tryfirst``/``trylast`` reorder them): see docs/plugins.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pluggy
 
-if TYPE_CHECKING:
-    from kconnect.executor import Executor
-    from kconnect.plugin_registry import PluginRegistry
-    from kconnect.worker_config import WorkerConfig
+from kconnect.executor import Executor
+from kconnect.plugin_registry import PluginRegistry
+from kconnect.worker_config import WorkerConfig
 
 PROJECT_NAME = "kconnect"
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
+from kconnect.config import ConfigDef
 from kconnect.records import ConnectRecord
-
-if TYPE_CHECKING:
-    from kconnect.config import ConfigDef
 
 R = TypeVar("R", bound=ConnectRecord)
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from kconnect.cluster import ClusterView
+from kconnect.executor import Placement
+from kconnect.herder.loggers import Loggers
 from kconnect.model import (
     ConnectorInfo,
     ConnectorOffset,
@@ -25,10 +27,6 @@ from kconnect.model import (
     TaskInfo,
     TaskStateInfo,
 )
-
-if TYPE_CHECKING:
-    from kconnect.executor import Placement
-    from kconnect.herder.loggers import Loggers
 
 
 @dataclass(frozen=True)
