@@ -8,31 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaProducer
 
-from tests.integration.harness import Connectors
+from tests.integration.harness import Connectors, consume_records
 from tests.worker_process import count_lines
 
 pytestmark = pytest.mark.integration
 
 T = "org.apache.kafka.connect.transforms"
-
-
-async def _values(bootstrap: str, topic: str, count: int) -> list[Any]:
-    """The first `count` values of `topic`, parsed as JSON."""
-    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest")
-    await consumer.start()
-    try:
-        values: list[Any] = []
-        while len(values) < count:
-            batch = await asyncio.wait_for(consumer.getmany(timeout_ms=500), 60)
-            values += [json.loads(m.value) for messages in batch.values() for m in messages]
-        return values
-    finally:
-        await consumer.stop()
 
 
 def test_a_source_chain_with_a_negated_predicate_shapes_and_routes_every_record(
@@ -64,7 +49,8 @@ def test_a_source_chain_with_a_negated_predicate_shapes_and_routes_every_record(
             "predicates.other.pattern": "does-not-match",
         },
     )
-    values = asyncio.run(_values(kafka_bootstrap, f"{connectors.topic}-routed", 20))
+    records = asyncio.run(consume_records(kafka_bootstrap, f"{connectors.topic}-routed", 20))
+    values = [json.loads(m.value) for m in records]
     assert values == [{"line": f"line {i}", "origin": "kconnect"} for i in range(20)]
 
 
