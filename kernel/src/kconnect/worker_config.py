@@ -22,7 +22,7 @@ from kconnect.config.client_properties import worker_client_problems
 from kconnect.config.connector_keys import NAME_CONFIG
 from kconnect.config.override_policy import OverridePolicyError, log_override_policy, override_policy
 from kconnect.config.unused_keys import log_worker_keys
-from kconnect.config.worker_keys import check_distributed_keys, check_worker_keys
+from kconnect.config.worker_keys import ExactlyOnceSourceSupport, check_distributed_keys, check_worker_keys
 from kconnect.errors import ConnectError
 
 log = logging.getLogger(__name__)
@@ -218,6 +218,8 @@ class GroupConfig:
     rebalance_timeout_ms: int = 60000
     scheduled_rebalance_max_delay_ms: int = 300000
     connect_protocol: str = "sessioned"
+    exactly_once_source_support: ExactlyOnceSourceSupport = ExactlyOnceSourceSupport.DISABLED
+    """``exactly.once.source.support``: the runtime asks ``.enabled`` and ``.uses_transactional_leader``."""
 
     @classmethod
     def from_props(cls, props: Mapping[str, str], source: str = "<worker config>") -> GroupConfig:
@@ -253,6 +255,7 @@ class GroupConfig:
             rebalance_timeout_ms=_int(props, "rebalance.timeout.ms", 60000, source),
             scheduled_rebalance_max_delay_ms=delay,
             connect_protocol=protocol.lower(),
+            exactly_once_source_support=ExactlyOnceSourceSupport.from_props(props),
         )
 
 

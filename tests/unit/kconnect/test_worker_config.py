@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from kconnect import worker_config
+from kconnect.config.worker_keys import ExactlyOnceSourceSupport
 from kconnect.worker_config import ConfigFileError, WorkerConfig
 
 HOST = "host-a.example"
@@ -112,3 +113,29 @@ def test_connect_keys_with_valid_values_start() -> None:
         "worker.unsync.backoff.ms": "300000",
     }
     assert WorkerConfig.from_props(props).group_config().group_id == "g"
+
+
+@pytest.mark.parametrize(
+    ("value", "level", "enabled", "transactional_leader"),
+    [
+        (None, ExactlyOnceSourceSupport.DISABLED, False, False),
+        ("disabled", ExactlyOnceSourceSupport.DISABLED, False, False),
+        (" Preparing ", ExactlyOnceSourceSupport.PREPARING, False, True),
+        ("ENABLED", ExactlyOnceSourceSupport.ENABLED, True, True),
+    ],
+)
+def test_exactly_once_source_support_is_parsed_as_kafka(
+    value: str | None, level: ExactlyOnceSourceSupport, enabled: bool, transactional_leader: bool
+) -> None:
+    props = {} if value is None else {"exactly.once.source.support": value}
+    parsed = ExactlyOnceSourceSupport.from_props(props)
+    assert parsed is level
+    assert (parsed.enabled, parsed.uses_transactional_leader) == (enabled, transactional_leader)
+
+
+def test_exactly_once_source_support_is_a_distributed_key_only() -> None:
+    # StandaloneConfig has no such key: a standalone worker starts whatever it says, as Kafka's.
+    props = {"bootstrap.servers": "localhost:9092", "exactly.once.source.support": "sometimes"}
+    WorkerConfig.from_props(props)
+    group = WorkerConfig.from_props({**props, "group.id": "g", "exactly.once.source.support": "disabled"})
+    assert group.group_config().exactly_once_source_support is ExactlyOnceSourceSupport.DISABLED

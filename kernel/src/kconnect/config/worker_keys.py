@@ -2,14 +2,19 @@
 
 Java worker files carry them, so they must keep starting; each is validated as Kafka validates it
 (a bad value stops the worker with Kafka's text), and each is a row in ``docs/differences.md``
-saying why it has no effect. ``exactly.once.source.support`` other than ``disabled`` is refused:
-kconnect has no exactly-once source support, and a worker must not pretend to give it.
+saying why it has no effect.
+
+``exactly.once.source.support`` (KIP-618) is a key of distributed workers only, as in Kafka (a
+standalone worker does not read it): `ExactlyOnceSourceSupport.from_props` parses it and is what
+the runtime asks. Until the transactional data path lands, `check_distributed_keys` refuses
+``preparing`` and ``enabled`` (`refuse_exactly_once_source`): a worker must not pretend to give it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from enum import Enum
 from typing import Final
 
 log = logging.getLogger(__name__)
@@ -18,8 +23,41 @@ PLUGIN_DISCOVERY_CONFIG: Final = "plugin.discovery"
 PLUGIN_DISCOVERY_VALUES: Final = ("ONLY_SCAN", "HYBRID_WARN", "HYBRID_FAIL", "SERVICE_LOAD")
 EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG: Final = "exactly.once.source.support"
 EXACTLY_ONCE_SOURCE_SUPPORT_VALUES: Final = ("disabled", "preparing", "enabled")
+EXACTLY_ONCE_SOURCE_SUPPORT_DOC: Final = (
+    "Whether source connectors in this cluster get exactly-once delivery: records and their source offsets "
+    "are written in producer transactions, and a task's previous generation is fenced out before a new one "
+    "starts. 'enabled' turns it on in a new cluster; an existing cluster first sets 'preparing' on every "
+    "worker, then 'enabled' (each change may be a rolling restart). 'disabled' (the default) turns it off."
+)
 #: Distributed keys about re-reading the config topic when a worker falls behind, and their defaults.
 SYNC_KEYS: Final = {"worker.sync.timeout.ms": 3000, "worker.unsync.backoff.ms": 300000}
+
+
+class ExactlyOnceSourceSupport(Enum):
+    """A distributed worker's ``exactly.once.source.support`` (Kafka's ExactlyOnceSourceSupport)."""
+
+    DISABLED = "disabled"
+    PREPARING = "preparing"
+    ENABLED = "enabled"
+
+    @classmethod
+    def from_props(cls, props: Mapping[str, str]) -> ExactlyOnceSourceSupport:
+        """The worker's level (any case, trimmed; DISABLED when unset). ValueError for another value:
+        `check_distributed_keys` gives Kafka's text for it at worker start."""
+        raw = props.get(EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG)
+        return cls.DISABLED if raw is None else cls(raw.strip().lower())
+
+    @property
+    def enabled(self) -> bool:
+        """Whether source tasks write in transactions and validation checks exactly-once requests
+        (Kafka's ``exactlyOnceSourceEnabled``): ENABLED only."""
+        return self is ExactlyOnceSourceSupport.ENABLED
+
+    @property
+    def uses_transactional_leader(self) -> bool:
+        """Whether the leader writes the config topic in transactions and fences task generations:
+        PREPARING and ENABLED (the rolling upgrade's first step already needs it)."""
+        return self is not ExactlyOnceSourceSupport.DISABLED
 
 
 def check_worker_keys(props: Mapping[str, str]) -> list[str]:
@@ -67,9 +105,19 @@ def check_distributed_keys(props: Mapping[str, str]) -> list[str]:
                 f"{EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG}: String must be one of (case insensitive): "
                 f"{', '.join(v.upper() for v in EXACTLY_ONCE_SOURCE_SUPPORT_VALUES)}"
             )
-        elif value != "disabled":
-            errors.append(
-                f"{EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG}: {eos} is not supported: kconnect has no exactly-once "
-                "source support (KIP-618); its source tasks deliver at least once. Set it to disabled"
-            )
+        else:
+            errors.extend(refuse_exactly_once_source(eos))
     return errors
+
+
+def refuse_exactly_once_source(value: str) -> list[str]:
+    """The start-up error for ``exactly.once.source.support`` = `value` while kconnect cannot give it.
+
+    Goes (returns ``[]``) when the transactional source data path lands (issue 21, eos-core).
+    """
+    if value.strip().lower() == ExactlyOnceSourceSupport.DISABLED.value:
+        return []
+    return [
+        f"{EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG}: {value} is not supported: kconnect has no exactly-once "
+        "source support (KIP-618); its source tasks deliver at least once. Set it to disabled"
+    ]
