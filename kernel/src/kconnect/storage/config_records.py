@@ -30,9 +30,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kconnect.kafka.offset_records import RecordFormatError, json_bytes, parse_json
 from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
 from kconnect.storage.config_changes import LoggerLevelRead
-from kconnect.storage.record_formats import RecordFormatError, json_bytes, parse_json, parse_task_id
+from kconnect.storage.record_formats import parse_task_id
 
 CONNECTOR_PREFIX = "connector-"
 TASK_PREFIX = "task-"

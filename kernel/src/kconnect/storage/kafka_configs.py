@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from kconnect.kafka.offset_records import RecordFormatError
 from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
 from kconnect.storage.base import ClusterConfigState
 from kconnect.storage.config_changes import ConfigChange
@@ -39,7 +40,6 @@ from kconnect.storage.config_records import (
 )
 from kconnect.storage.config_topic_state import ConfigTopicState
 from kconnect.storage.kafka_store import KafkaBackedStore
-from kconnect.storage.record_formats import RecordFormatError
 from kconnect.worker_config import InternalTopicConfig
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """Source offsets in the offsets topic (Kafka's KafkaOffsetBackingStore), readable by Java workers.
 
 Keys are ``["<connector>",{source partition}]`` and values the offset's JSON, the bytes Java's
-JsonConverter writes (`record_formats`), so kconnect and Java Kafka Connect read each other's
+JsonConverter writes (`kconnect.kafka.offset_records`), so kconnect and Java Kafka Connect read each other's
 offsets; a null value (tombstone) removes one. Reads first read the topic to the end, so they see
 every offset committed before them by any worker; writes return once the broker acknowledged
 every record (durable), and raise StoreError naming the topic otherwise.
@@ -22,15 +22,15 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kconnect.storage.base import SourceOffset, SourcePartition, partition_key
-from kconnect.storage.kafka_store import KafkaBackedStore
-from kconnect.storage.record_formats import (
+from kconnect.kafka.offset_records import (
     RecordFormatError,
     offset_key,
     offset_value,
     parse_offset_key,
     parse_offset_value,
 )
+from kconnect.storage.base import SourceOffset, SourcePartition, partition_key
+from kconnect.storage.kafka_store import KafkaBackedStore
 from kconnect.worker_config import InternalTopicConfig
 
 log = logging.getLogger(__name__)

@@ -20,13 +20,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kconnect.kafka.offset_records import RecordFormatError
 from kconnect.model import ConnectorTaskId, State, StateInfo, TaskStateInfo
 from kconnect.storage.kafka_store import KafkaBackedStore
 from kconnect.storage.record_formats import (
     CONNECTOR_STATUS_PREFIX,
     TASK_STATUS_PREFIX,
     TOPIC_STATUS_PREFIX,
-    RecordFormatError,
     StatusRecord,
     connector_status_key,
     parse_status_value,

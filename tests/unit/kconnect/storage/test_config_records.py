@@ -6,6 +6,7 @@ import base64
 import re
 
 import pytest
+from kconnect.kafka.offset_records import RecordFormatError
 from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
 from kconnect.storage.config_changes import LoggerLevelRead
 from kconnect.storage.config_records import (
@@ -28,7 +29,6 @@ from kconnect.storage.config_records import (
     target_state_value,
     task_key,
 )
-from kconnect.storage.record_formats import RecordFormatError
 
 from tests.unit.kconnect.storage.java_records import CONFIG_TOPIC
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import pytest
 from aiokafka.partitioner import DefaultPartitioner
-from kconnect.model import ConnectorTaskId, State, StateInfo, TaskStateInfo
-from kconnect.storage.record_formats import (
+from kconnect.kafka.offset_records import (
     RecordFormatError,
-    StatusRecord,
-    connector_status_key,
     json_bytes,
     offset_key,
     offset_value,
     parse_offset_key,
     parse_offset_value,
+)
+from kconnect.model import ConnectorTaskId, State, StateInfo, TaskStateInfo
+from kconnect.storage.record_formats import (
+    StatusRecord,
+    connector_status_key,
     parse_status_value,
     parse_task_id,
     parse_topic_status_key,
