@@ -44,6 +44,13 @@ class ExactlyOnceSupport(str, Enum):
     UNSUPPORTED = "UNSUPPORTED"
 
 
+class ConnectorTransactionBoundaries(str, Enum):
+    """Whether a source connector's tasks can define their own transactions (KIP-618)."""
+
+    SUPPORTED = "SUPPORTED"
+    UNSUPPORTED = "UNSUPPORTED"
+
+
 class Connector(ABC):
     """Base of every connector plugin.
 
@@ -105,8 +112,23 @@ class SourceConnector(Connector):
     """A connector whose tasks read from an external system and write to Kafka."""
 
     def exactly_once_support(self, config: Mapping[str, str]) -> ExactlyOnceSupport | None:
-        """Whether this connector supports exactly-once delivery with this config (None: unknown)."""
+        """Whether this connector supports exactly-once delivery with this config (None: unknown).
+
+        Called by validation (and before create / update) when the config sets
+        ``exactly.once.support=required``, on a connector instance that was not started.
+        """
         return None
+
+    def can_define_transaction_boundaries(
+        self, config: Mapping[str, str]
+    ) -> ConnectorTransactionBoundaries | None:
+        """Whether this connector's tasks can define their transactions with this config.
+
+        Called by validation when the config sets ``transaction.boundary=connector``, on a connector
+        instance that was not started; only SUPPORTED lets that boundary through (None is refused,
+        as Kafka refuses a null answer).
+        """
+        return ConnectorTransactionBoundaries.UNSUPPORTED
 
     @abstractmethod
     def task_class(self) -> type[SourceTask]:
