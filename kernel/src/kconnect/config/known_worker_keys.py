@@ -83,6 +83,7 @@ KCONNECT_WORKER_KEYS: Final = frozenset(
         "executor",
         "rest.basic.auth.credentials.file",
         "rest.basic.auth.exempt.paths",
+        "task.stall.timeout.ms",
     }
 )
 

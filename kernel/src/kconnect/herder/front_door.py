@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect.cluster import ClusterView
+from kconnect.config.extension_keys import extension_config_def
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
 from kconnect.herder import events as ev
@@ -67,7 +68,10 @@ class HerderFrontDoor:
             worker_config.props, plugins, lambda name: self._connectors.request_restart(name)
         )
         self._validator = ConnectorValidator(
-            plugins, worker_config.props, executor.connector_config_def(), self._transformer
+            plugins,
+            worker_config.props,
+            executor.connector_config_def().merge(extension_config_def()),
+            self._transformer,
         )
         self._connectors = ConnectorInstances(
             plugins,

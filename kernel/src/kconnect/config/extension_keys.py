@@ -1,0 +1,65 @@
+"""kconnect's own connector keys: extensions of Kafka's, each with a worker-wide default.
+
+A key here is a connector key Kafka Connect does not have. Validation checks one only when a
+config sets it (`extension_config_def`, merged like the executor's keys), so a config without
+them validates exactly as in Kafka. Each key's worker default is the worker property of the same
+name; each is a row in ``docs/differences.md``.
+
+``task.stall.timeout.ms``: how long a RUNNING task may go without progress while it has work
+(a ``poll()``, ``put()`` or offset commit that has not returned) before its status, metrics and
+log report it stalled (`kconnect.runtime.stall_watch`). 0 or a negative value turns it off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from .configdef import ConfigDef, ConfigException, ConfigType, Importance, Width
+
+STALL_GROUP: Final = "Stall Detection"
+TASK_STALL_TIMEOUT_CONFIG: Final = "task.stall.timeout.ms"
+#: The worker's default when its properties do not set ``task.stall.timeout.ms``: five minutes.
+TASK_STALL_TIMEOUT_DEFAULT_MS: Final = 300_000
+TASK_STALL_TIMEOUT_DOC: Final = (
+    "How long, in milliseconds, a running task may make no progress while it has work (a poll() that has "
+    "not returned, records put() has not accepted, an offset commit that has not completed) before it is "
+    "reported as stalled: its status stays RUNNING with the reason in its trace, the metrics plugin's "
+    "kconnect_task_stalled gauge is 1 and the worker logs a warning. A source whose polls return nothing "
+    "is idle, not stalled. 0 or a negative value turns detection off. Unset: the worker's "
+    f"{TASK_STALL_TIMEOUT_CONFIG} ({TASK_STALL_TIMEOUT_DEFAULT_MS} unless set). A kconnect extension."
+)
+
+
+def extension_config_def() -> ConfigDef:
+    """kconnect's own connector keys; `ConnectorValidator` checks those a config sets."""
+    return ConfigDef().define(
+        TASK_STALL_TIMEOUT_CONFIG,
+        type=ConfigType.LONG,
+        importance=Importance.LOW,
+        documentation=TASK_STALL_TIMEOUT_DOC,
+        default=None,
+        group=STALL_GROUP,
+        order_in_group=1,
+        width=Width.SHORT,
+        display_name="Task stall timeout (ms)",
+    )
+
+
+def task_stall_timeout_ms(worker: Mapping[str, str], connector: Mapping[str, str]) -> int:
+    """The stall timeout of a task: the connector's ``task.stall.timeout.ms``, else the worker's, else
+    five minutes; 0 when turned off (any value below 1). ConfigException naming the key and where it
+    was set when a value is not a whole number."""
+    for where, props in (("connector config", connector), ("worker config", worker)):
+        raw = props.get(TASK_STALL_TIMEOUT_CONFIG)
+        if raw is None or not str(raw).strip():
+            continue
+        try:
+            value = int(str(raw).strip())
+        except ValueError:
+            raise ConfigException(
+                f"Invalid value {raw} for configuration {TASK_STALL_TIMEOUT_CONFIG} in the {where}: "
+                "Not a number of type LONG"
+            ) from None
+        return max(value, 0)
+    return TASK_STALL_TIMEOUT_DEFAULT_MS

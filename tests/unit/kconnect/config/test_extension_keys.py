@@ -1,0 +1,47 @@
+"""kconnect's own connector keys: ``task.stall.timeout.ms`` and where a task's value comes from."""
+
+from __future__ import annotations
+
+import pytest
+from kconnect.config.configdef import ConfigException
+from kconnect.config.extension_keys import (
+    TASK_STALL_TIMEOUT_CONFIG,
+    TASK_STALL_TIMEOUT_DEFAULT_MS,
+    extension_config_def,
+    task_stall_timeout_ms,
+)
+
+KEY = TASK_STALL_TIMEOUT_CONFIG
+
+
+@pytest.mark.parametrize(
+    ("worker", "connector", "expected"),
+    [
+        ({}, {}, TASK_STALL_TIMEOUT_DEFAULT_MS),
+        ({KEY: "60000"}, {}, 60000),
+        ({KEY: "60000"}, {KEY: "2000"}, 2000),
+        ({KEY: "60000"}, {KEY: " "}, 60000),
+        ({}, {KEY: "0"}, 0),
+        ({KEY: "-1"}, {}, 0),
+    ],
+)
+def test_the_connector_value_wins_then_the_worker_then_five_minutes(
+    worker: dict[str, str], connector: dict[str, str], expected: int
+) -> None:
+    assert task_stall_timeout_ms(worker, connector) == expected
+
+
+@pytest.mark.parametrize(
+    ("worker", "connector", "where"), [({}, {KEY: "2s"}, "connector"), ({KEY: "x"}, {}, "worker")]
+)
+def test_a_value_that_is_no_number_names_the_key_and_where_it_was_set(
+    worker: dict[str, str], connector: dict[str, str], where: str
+) -> None:
+    with pytest.raises(ConfigException, match=f"configuration {KEY} in the {where} config: Not a number"):
+        task_stall_timeout_ms(worker, connector)
+
+
+def test_validation_checks_the_key_as_kafka_checks_a_long() -> None:
+    values = extension_config_def().validate({KEY: "soon"})
+    assert values[KEY].errors == [f"Invalid value soon for configuration {KEY}: Not a number of type LONG"]
+    assert extension_config_def().validate({KEY: "-1"})[KEY].errors == []
