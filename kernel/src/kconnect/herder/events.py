@@ -90,6 +90,17 @@ class ReconfigurationRequested:
 
 
 @dataclass(frozen=True)
+class AutoRestartDue:
+    """An automatic restart's timer fired (`kconnect.herder.restart_scheduler`): restart the connector's
+    instance (`task` None) or one task, as a manual restart does, if this worker runs it and it is still
+    FAILED (whatever its state when `only_failed` is False)."""
+
+    connector: str
+    task: int | None = None
+    only_failed: bool = True
+
+
+@dataclass(frozen=True)
 class ShutdownRequested:
     """The worker is stopping: stop every task and connector, keep configs."""
 
@@ -188,6 +199,24 @@ class TaskUnassigned:
     reason: str
 
 
+@dataclass(frozen=True)
+class TaskStalled:
+    """The RUNNING task has made no progress for its ``task.stall.timeout.ms``; `trace` says why
+    (``kconnect: stalled since <time>: poll() has not returned for 63 s``). It stays RUNNING."""
+
+    id: ConnectorTaskId
+    generation: int
+    trace: str
+
+
+@dataclass(frozen=True)
+class TaskStallEnded:
+    """The stalled task moves again."""
+
+    id: ConnectorTaskId
+    generation: int
+
+
 Event = (
     ConnectorLoaded
     | ConnectorConfigured
@@ -195,6 +224,7 @@ Event = (
     | TargetStateSet
     | RestartRequest
     | TaskRestartRequested
+    | AutoRestartDue
     | ReconfigurationRequested
     | ShutdownRequested
     | ConnectorConfigRead
@@ -212,6 +242,8 @@ Event = (
     | TaskFailed
     | TaskStopped
     | TaskUnassigned
+    | TaskStalled
+    | TaskStallEnded
 )
 
 

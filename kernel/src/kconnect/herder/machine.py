@@ -332,6 +332,25 @@ def _task_restart(state: HerderState, e: ev.TaskRestartRequested) -> _Result:
     return step.done()
 
 
+def _auto_restart_due(state: HerderState, e: ev.AutoRestartDue) -> _Result:
+    """An automatic restart is a manual one (`_restart` of the connector alone, `_task_restart`) of an
+    instance this worker still runs and that is still FAILED (unless `only_failed` is False)."""
+    record = state.connectors.get(e.connector)
+    if record is None:
+        return state, []
+    if e.task is None:
+        failed = record.observed.state is State.FAILED
+        if not state.owns_connector(e.connector) or (e.only_failed and not failed):
+            return state, []
+        return _restart(state, RestartRequest(e.connector))
+    task = ConnectorTaskId(e.connector, e.task)
+    if not 0 <= e.task < len(record.tasks) or not state.owns_task(task):
+        return state, []
+    if e.only_failed and record.tasks[e.task].observed.state is not State.FAILED:
+        return state, []
+    return _task_restart(state, ev.TaskRestartRequested(task))
+
+
 def _reconfigure(state: HerderState, e: ev.ReconfigurationRequested) -> _Result:
     record = state.connectors.get(e.name)
     if record is None or not record.instance or record.target is not TargetState.STARTED:
@@ -427,6 +446,20 @@ def _task_event(new_state: State) -> Callable[[HerderState, Any], _Result]:
     return handle
 
 
+def _task_stall(state: HerderState, e: ev.TaskStalled | ev.TaskStallEnded) -> _Result:
+    """A RUNNING task's trace says why it is stalled, and says nothing once it moves again (kconnect's
+    extension: Kafka's clients see a RUNNING task with a trace). Any other state keeps its own trace."""
+    record = state.connectors.get(e.id.connector)
+    if record is None or not 0 <= e.id.task < len(record.tasks):
+        return state, []
+    task = record.tasks[e.id.task]
+    if not e.generation or task.generation != e.generation or task.observed.state is not State.RUNNING:
+        return state, []
+    step = _Step(state, record)
+    step.observe_task(e.id.task, State.RUNNING, e.trace if isinstance(e, ev.TaskStalled) else None)
+    return step.done()
+
+
 def _unexpected_stop(task: ConnectorTaskId) -> str:
     return (
         f"Task {task} stopped although the worker did not ask it to stop; nothing runs it any more. "
@@ -441,6 +474,7 @@ _HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {
     ev.TargetStateSet: _target_set,
     RestartRequest: _restart,
     ev.TaskRestartRequested: _task_restart,
+    ev.AutoRestartDue: _auto_restart_due,
     ev.ReconfigurationRequested: _reconfigure,
     ev.ShutdownRequested: _shutdown,
     ev.ConnectorConfigRead: _config_read,
@@ -458,6 +492,8 @@ _HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {
     ev.TaskFailed: _task_event(State.FAILED),
     ev.TaskStopped: _task_event(State.FAILED),  # only ever current when it stopped unasked
     ev.TaskUnassigned: _task_event(State.UNASSIGNED),
+    ev.TaskStalled: _task_stall,
+    ev.TaskStallEnded: _task_stall,
 }
 
 
