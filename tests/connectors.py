@@ -34,6 +34,7 @@ from kconnect import (
     TopicPartition,
     hookimpl,
 )
+from kconnect.connector import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from kconnect.model import TargetState
 from kconnect.plugin_host import PluginRegistry
 
@@ -450,12 +451,49 @@ class HangingSource(SwitchableSource):
         HangingSource.error = None
 
 
+#: The keys whose values `ExactlyOnceAnswers` gives as its answers: SUPPORTED, UNSUPPORTED, null
+#: (None) or raise (an exception whose message is the connector's name for the question).
+ANSWER_EXACTLY_ONCE = "answer.exactly.once"
+ANSWER_TRANSACTION_BOUNDARIES = "answer.transaction.boundaries"
+
+
+class ExactlyOnceAnswers(IdleSource):
+    """Answers `exactly_once_support` and `can_define_transaction_boundaries` as its config says.
+
+    Each answer is the value of `ANSWER_EXACTLY_ONCE` / `ANSWER_TRANSACTION_BOUNDARIES` (keys it does
+    not declare, so validate lists none of them). Its Java twin, ``tests/java/ExactlyOnceAnswers.java``,
+    answers the same configs the same way; both answer to the Java class name.
+    """
+
+    java_class_names = ("kconnect.test.ExactlyOnceAnswers",)
+
+    @staticmethod
+    def _answer(config: Mapping[str, str], key: str, question: str) -> str | None:
+        answer = config.get(key, "null")
+        if answer == "raise":
+            raise RuntimeError(f"cannot tell {question}")
+        return None if answer == "null" else answer
+
+    def exactly_once_support(self, config: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """The value of `ANSWER_EXACTLY_ONCE` (None when unset)."""
+        answer = self._answer(config, ANSWER_EXACTLY_ONCE, "exactly-once support")
+        return None if answer is None else ExactlyOnceSupport(answer)
+
+    def can_define_transaction_boundaries(
+        self, config: Mapping[str, str]
+    ) -> ConnectorTransactionBoundaries | None:
+        """The value of `ANSWER_TRANSACTION_BOUNDARIES` (None when unset)."""
+        answer = self._answer(config, ANSWER_TRANSACTION_BOUNDARIES, "transaction boundaries")
+        return None if answer is None else ConnectorTransactionBoundaries(answer)
+
+
 # --- in a worker process -----------------------------------------------------------------------------------
 
 #: The aliases `register_connectors` gives, for integration tests' ``connector.class``.
 ALIASES: dict[str, type[SourceConnector] | type[SinkConnector]] = {
     "GreedySource": GreedySource,
     "BlockingPoll": BlockingPollSource,
+    "ExactlyOnceAnswers": ExactlyOnceAnswers,
 }
 
 

@@ -146,6 +146,7 @@ class DistributedHerder(HerderFrontDoor):
             offsets,
             admin,
             initial=HerderState(worker_config.worker_id, owned=Owned()),
+            exactly_once=worker_config.group_config().exactly_once_source_support,
         )
         self._configs = configs
         self._routed = routed

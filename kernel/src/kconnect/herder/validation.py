@@ -9,7 +9,8 @@ Create / update then reject a config with errors with Kafka's multi-error messag
 connector class with Kafka's 400 "Failed to find any class ..." text. The executor's own connector
 keys (`Executor.connector_config_def`) are validated when a config sets them. A source config with a
 ``topic.creation.`` key also gets its topic creation groups' keys (`kconnect.config.topic_creation`)
-when the worker's ``topic.creation.enable`` is true.
+when the worker's ``topic.creation.enable`` is true. A distributed worker also checks a source
+config's exactly-once keys (`kconnect.herder.source_validation`); a standalone one does not, as Kafka.
 """
 
 from __future__ import annotations
@@ -36,9 +37,11 @@ from kconnect.config.plugin_keys import InstalledPlugins, PluginChoices, enrich,
 from kconnect.config.providers_view import as_sent
 from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.config.topic_creation import enrich_topic_creation, uses_topic_creation
-from kconnect.config.unsupported_keys import source_key_errors
-from kconnect.config.unsupported_keys import with_errors as with_key_errors
+from kconnect.config.worker_keys import ExactlyOnceSourceSupport
+from kconnect.connector import SourceConnector
 from kconnect.errors import BadRequestError, PluginError
+from kconnect.herder.source_validation import source_key_errors
+from kconnect.herder.source_validation import with_errors as with_key_errors
 from kconnect.model import ConnectorType
 from kconnect.plugin_host import PluginDesc, PluginHost, PluginType
 from kconnect.worker_config import topic_creation_enabled
@@ -90,7 +93,9 @@ class ConnectorValidator:
     """Validates connector configs and answers plugin questions, on behalf of the herder.
 
     `worker_props` are the worker's properties: its ``key.converter`` / ``value.converter`` /
-    ``header.converter`` are what validate shows for a connector that sets none.
+    ``header.converter`` are what validate shows for a connector that sets none. `exactly_once` is a
+    distributed worker's ``exactly.once.source.support``; None (a standalone worker) skips the
+    exactly-once checks, as Kafka's StandaloneHerder.
     """
 
     def __init__(
@@ -99,6 +104,7 @@ class ConnectorValidator:
         worker_props: Mapping[str, str] | None = None,
         executor_keys: ConfigDef | None = None,
         transformer: WorkerConfigTransformer | None = None,
+        exactly_once: ExactlyOnceSourceSupport | None = None,
     ) -> None:
         """`executor_keys`: the connector keys the executor reads (`Executor.connector_config_def`);
         `transformer`: the worker's config providers, whose references are resolved before validation."""
@@ -109,6 +115,7 @@ class ConnectorValidator:
         self._worker_props = dict(worker_props or {})
         self._override_policy = override_policy(self._worker_props)
         self._topic_creation = topic_creation_enabled(worker_props or {})
+        self._exactly_once = exactly_once
 
     def plugin(self, config: Mapping[str, str]) -> PluginDesc:
         """The connector plugin ``connector.class`` names; PluginError if none."""
@@ -174,8 +181,11 @@ class ConnectorValidator:
             instance.validate,
             sink=sink,
         )
-        if not sink:
-            infos = with_key_errors(infos, source_key_errors(config))
+        if isinstance(instance, SourceConnector) and self._exactly_once is not None:
+            # Kafka checks these on the framework's values, before the connector's own validate.
+            resolved = {key: value for key, value in config.items() if value is not None}
+            errors = source_key_errors(instance, resolved, infos, self._exactly_once)
+            infos = with_key_errors(infos, errors)
         # Kafka's validateClientOverrides: the override keys' entries follow the connector's own.
         overrides, with_errors = validate_client_overrides(
             self._override_policy, config, self._worker_props, sink=sink

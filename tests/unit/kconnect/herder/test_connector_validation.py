@@ -368,23 +368,3 @@ def test_task_versions_come_from_the_registered_connectors_task_class(
     assert validator.task_version(config, name) is None
     assert validator.task_version({"connector.class": name}, name) is None
     assert not marker.exists()
-
-
-def test_source_keys_asking_for_features_kconnect_lacks_are_errors(validator: ConnectorValidator) -> None:
-    base = {"connector.class": "FileStreamSource", "name": "s", "topic": "t", "file": "/tmp/in.txt"}
-    body = _validate(
-        validator, {**base, "exactly.once.support": "required", "offsets.storage.topic": "s-offsets"}
-    )
-    assert _errors(body) == {
-        "exactly.once.support": ["This worker does not have exactly-once source support enabled."],
-        "offsets.storage.topic": [
-            "A separate offsets topic per connector is not supported by kconnect; remove "
-            "offsets.storage.topic to use the worker's offsets topic"
-        ],
-    }
-    assert body["error_count"] == 2
-    assert _errors(_validate(validator, {**base, "exactly.once.support": "requested"})) == {}
-    invalid = _errors(_validate(validator, {**base, "exactly.once.support": "always"}))[
-        "exactly.once.support"
-    ]
-    assert len(invalid) == 1 and "String must be one of" in invalid[0], "an invalid value keeps Kafka's error"
