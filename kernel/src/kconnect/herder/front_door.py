@@ -183,12 +183,7 @@ class HerderFrontDoor:
         """A read-only snapshot for REST extensions."""
         connectors = {name: dict(r.config) for name, r in self._state.connectors.items()}
         return ClusterView(
-            connectors,
-            self._cluster_id,
-            dict(self._listener.task_metrics),
-            self.worker_id,
-            self.placement(),
-            dict(self._listener.task_stalls),
+            connectors, self._cluster_id, dict(self._listener.task_metrics), self.worker_id, self.placement()
         )
 
     # --- config writes: what both modes check first ------------------------------------------------------
