@@ -2,7 +2,8 @@
 
 Ids and states (`ConnectorTaskId`, `TargetState`, `State`, `ConnectorType`), what the herder answers
 (`ConnectorInfo`, `TaskInfo`, `StateInfo`, `TaskStateInfo`, `ConnectorStateInfo`), offsets
-(`ConnectorOffset`, `ConnectorOffsets`), KIP-745's `RestartRequest` and KIP-507's `SessionKey`.
+(`ConnectorOffset`, `ConnectorOffsets`), KIP-745's `RestartRequest`, KIP-507's `SessionKey` and
+kconnect's automatic restart schedule of one connector or task (`AutoRestarts`).
 Plain frozen values: this module imports nothing of kconnect.
 """
 
@@ -129,3 +130,33 @@ class SessionKey:
     key: bytes
     algorithm: str
     creation_timestamp_ms: int
+
+
+@dataclass(frozen=True)
+class AutoRestarts:
+    """Where a connector's or task's automatic restarts stand (a kconnect extension, docs/reliability.md).
+
+    `count` restarts were made since the count last reset; the last failure's trace and time (ms
+    since the epoch); when the next restart is due (None: none is scheduled); whether the worker gave
+    up after ``auto.restart.max.attempts``. Kept in the status store beside the instance's status.
+    """
+
+    count: int = 0
+    last_failure: str | None = None
+    last_failure_ms: int | None = None
+    next_attempt_ms: int | None = None
+    gave_up: bool = False
+
+
+@dataclass(frozen=True)
+class ConnectorAutoRestarts:
+    """``GET /connectors/{name}/restarts`` (a kconnect extension): the connector's automatic restart keys
+    as in effect, and where the automatic restarts of its instance and of each task stand."""
+
+    name: str
+    enabled: bool
+    max_attempts: int
+    backoff_ms: int
+    backoff_max_ms: int
+    connector: AutoRestarts
+    tasks: Mapping[int, AutoRestarts]

@@ -23,7 +23,7 @@ from kconnect.executor import Executor, TaskSpec
 from kconnect.herder import events as ev
 from kconnect.herder.connectors import TASK_CLASS_CONFIG, ConnectorInstances
 from kconnect.herder.loggers import Loggers
-from kconnect.model import StateInfo, TaskStateInfo
+from kconnect.model import ConnectorTaskId, StateInfo, TaskStateInfo
 from kconnect.plugin_host import PluginHost, PluginType
 from kconnect.storage.base import ConfigBackingStore, StatusBackingStore
 from kconnect.worker_config import WorkerConfig
@@ -43,7 +43,9 @@ class EffectRunner:
         config_store: ConfigBackingStore,
         status_store: StatusBackingStore,
         loggers: Loggers,
+        on_status: Callable[[str | ConnectorTaskId, ev.Observed], None] = lambda _instance, _status: None,
     ) -> None:
+        """`on_status` is told of each status written, after the write (the restart scheduler)."""
         self._worker = worker_config
         self._plugins = plugins
         self._executor = executor
@@ -51,6 +53,7 @@ class EffectRunner:
         self._configs = config_store
         self._statuses = status_store
         self._loggers = loggers
+        self._on_status = on_status
         self._table: dict[type[Any], Callable[[Any], Awaitable[list[ev.Event]]]] = {
             ev.StartConnector: connectors.start,
             ev.StopConnector: connectors.stop,
@@ -147,6 +150,7 @@ class EffectRunner:
     async def _put_connector_status(self, effect: ev.PutConnectorStatus) -> list[ev.Event]:
         status = effect.status
         self._statuses.put_connector(effect.name, StateInfo(status.state, status.worker_id, status.trace))
+        self._on_status(effect.name, status)
         return []
 
     async def _put_task_status(self, effect: ev.PutTaskStatus) -> list[ev.Event]:
@@ -154,6 +158,7 @@ class EffectRunner:
         self._statuses.put_task(
             effect.id, TaskStateInfo(status.state, status.worker_id, status.trace, id=effect.id.task)
         )
+        self._on_status(effect.id, status)
         return []
 
     async def _remove_task_status(self, effect: ev.RemoveTaskStatus) -> list[ev.Event]:

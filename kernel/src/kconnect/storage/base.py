@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kconnect.errors import ConnectError, RetriableError
-from kconnect.model import ConnectorTaskId, StateInfo, TargetState, TaskStateInfo
+from kconnect.model import AutoRestarts, ConnectorTaskId, StateInfo, TargetState, TaskStateInfo
 
 SourcePartition = Mapping[str, Any]
 SourceOffset = Mapping[str, Any]
@@ -146,6 +146,15 @@ class StatusBackingStore(Protocol):
 
     def reset_topics(self, connector: str) -> None:
         """Forget the connector's topics."""
+        ...
+
+    def put_auto_restarts(self, instance: str | ConnectorTaskId, restarts: AutoRestarts) -> None:
+        """Record where a connector's (by name) or task's automatic restarts stand, beside its status
+        (kconnect's extension; written by the worker that runs it, once it has a status)."""
+        ...
+
+    def get_auto_restarts(self, instance: str | ConnectorTaskId) -> AutoRestarts | None:
+        """Where a connector's or task's automatic restarts stand, as its last status recorded it."""
         ...
 
 

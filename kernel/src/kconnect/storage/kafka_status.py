@@ -10,7 +10,9 @@ during rebalances; Kafka applies it to the running worker's own UNASSIGNED too, 
 so a worker's own status change always shows).
 
 Each status carries the group generation of the worker that wrote it, from the `generation`
-callable (the distributed herder passes its membership's current generation).
+callable (the distributed herder passes its membership's current generation). A schedule of
+automatic restarts rides in its instance's status record (`record_formats.AUTO_RESTARTS_FIELD`):
+every status write keeps the instance's last schedule, so the next worker to run it reads it.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from kconnect.kafka.offset_records import RecordFormatError
-from kconnect.model import ConnectorTaskId, State, StateInfo, TaskStateInfo
+from kconnect.model import AutoRestarts, ConnectorTaskId, State, StateInfo, TaskStateInfo
 from kconnect.storage.kafka_store import KafkaBackedStore
 from kconnect.storage.record_formats import (
     CONNECTOR_STATUS_PREFIX,
@@ -65,8 +68,12 @@ class KafkaStatusBackingStore(KafkaBackedStore):
         """Wait until this worker's status writes so far were acknowledged (or failed and were logged)."""
         await self._log.flush()
 
-    def _record(self, status: StateInfo) -> StatusRecord:
-        return StatusRecord(status.state, status.worker_id, self._generation(), status.trace, status.version)
+    def _record(self, status: StateInfo, before: StatusRecord | None) -> StatusRecord:
+        restarts = before.auto_restarts if before is not None else None
+        generation = self._generation()
+        return StatusRecord(
+            status.state, status.worker_id, generation, status.trace, status.version, restarts
+        )
 
     def put_connector(self, connector: str, status: StateInfo) -> None:
         """Record the connector's observed state (DESTROYED is a tombstone)."""
@@ -74,7 +81,7 @@ class KafkaStatusBackingStore(KafkaBackedStore):
             self._connectors.pop(connector, None)
             self._log.send_nowait(connector_status_key(connector), None)
             return
-        record = self._record(status)
+        record = self._record(status, self._connectors.get(connector))
         self._connectors[connector] = record
         self._log.send_nowait(connector_status_key(connector), status_value(record))
 
@@ -83,7 +90,7 @@ class KafkaStatusBackingStore(KafkaBackedStore):
         if status.state is State.DESTROYED:
             self.remove_task(task)
             return
-        record = self._record(status)
+        record = self._record(status, self._tasks.get(task))
         self._tasks[task] = record
         self._log.send_nowait(task_status_key(task), status_value(record))
 
@@ -106,6 +113,24 @@ class KafkaStatusBackingStore(KafkaBackedStore):
         """The generation the task's last known status was written in."""
         record = self._tasks.get(task)
         return None if record is None else record.generation
+
+    def put_auto_restarts(self, instance: str | ConnectorTaskId, restarts: AutoRestarts) -> None:
+        """Write the instance's status again with `restarts` (nothing while it has no status)."""
+        if isinstance(instance, str):
+            before = self._connectors.get(instance)
+            if before is not None:
+                self._connectors[instance] = record = replace(before, auto_restarts=restarts)
+                self._log.send_nowait(connector_status_key(instance), status_value(record))
+            return
+        current = self._tasks.get(instance)
+        if current is not None:
+            self._tasks[instance] = record = replace(current, auto_restarts=restarts)
+            self._log.send_nowait(task_status_key(instance), status_value(record))
+
+    def get_auto_restarts(self, instance: str | ConnectorTaskId) -> AutoRestarts | None:
+        """The schedule of automatic restarts the instance's last status carried, from any worker."""
+        record = self._connectors.get(instance) if isinstance(instance, str) else self._tasks.get(instance)
+        return None if record is None else record.auto_restarts
 
     def remove(self, connector: str) -> None:
         """Tombstone the connector's status, its tasks' statuses and its active topics."""

@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kconnect.model import ConnectorTaskId, StateInfo, TargetState, TaskStateInfo
+from kconnect.model import AutoRestarts, ConnectorTaskId, StateInfo, TargetState, TaskStateInfo
 from kconnect.storage.base import ClusterConfigState, SourceOffset, SourcePartition, partition_key
 
 # connector -> partition key -> offset
@@ -91,6 +91,7 @@ class MemoryStatusBackingStore:
         self._connectors: dict[str, StateInfo] = {}
         self._tasks: dict[ConnectorTaskId, TaskStateInfo] = {}
         self._topics: dict[str, set[str]] = {}
+        self._auto_restarts: dict[str | ConnectorTaskId, AutoRestarts] = {}
 
     def put_connector(self, connector: str, status: StateInfo) -> None:
         """Record the connector's observed state."""
@@ -103,6 +104,7 @@ class MemoryStatusBackingStore:
     def remove_task(self, task: ConnectorTaskId) -> None:
         """Forget one task's status."""
         self._tasks.pop(task, None)
+        self._auto_restarts.pop(task, None)
 
     def get_connector(self, connector: str) -> StateInfo | None:
         """The connector's last recorded state."""
@@ -118,6 +120,8 @@ class MemoryStatusBackingStore:
         for task in [t for t in self._tasks if t.connector == connector]:
             del self._tasks[task]
         self._topics.pop(connector, None)
+        for instance in [i for i in self._auto_restarts if _connector_of(i) == connector]:
+            del self._auto_restarts[instance]
 
     def put_topic(self, connector: str, topic: str) -> None:
         """Record that the connector used `topic`."""
@@ -130,6 +134,18 @@ class MemoryStatusBackingStore:
     def reset_topics(self, connector: str) -> None:
         """Forget the connector's topics."""
         self._topics.pop(connector, None)
+
+    def put_auto_restarts(self, instance: str | ConnectorTaskId, restarts: AutoRestarts) -> None:
+        """Record where the instance's automatic restarts stand."""
+        self._auto_restarts[instance] = restarts
+
+    def get_auto_restarts(self, instance: str | ConnectorTaskId) -> AutoRestarts | None:
+        """Where the instance's automatic restarts stand, if it ever had one scheduled."""
+        return self._auto_restarts.get(instance)
+
+
+def _connector_of(instance: str | ConnectorTaskId) -> str:
+    return instance if isinstance(instance, str) else instance.connector
 
 
 class MemoryOffsetBackingStore:

@@ -8,15 +8,20 @@ shared topic keeps only the newest. That JSON writer and the offsets topic's rec
 `kconnect.kafka.offset_records` (a source task's transactional producer writes offsets too). Status
 keys are ``status-connector-<name>``, ``status-task-<name>-<n>`` and
 ``status-topic-<topic>:connector-<name>`` (see ``docs/distributed.md``).
+
+A connector or task whose automatic restarts (a kconnect extension) have a schedule carries it in
+one more field of its status value, ``kconnect_auto_restarts``: Java's reader takes the fields it
+knows from the value's map and ignores the others, and a status without a schedule is Java's bytes.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from kconnect.kafka.offset_records import RecordFormatError, json_bytes, json_object
-from kconnect.model import ConnectorTaskId, State, StateInfo, TaskStateInfo
+from kconnect.model import AutoRestarts, ConnectorTaskId, State, StateInfo, TaskStateInfo
 
 CONNECTOR_STATUS_PREFIX = "status-connector-"
 TASK_STATUS_PREFIX = "status-task-"
@@ -36,6 +41,10 @@ class StatusRecord:
     generation: int
     trace: str | None = None
     version: str | None = None
+    auto_restarts: AutoRestarts | None = None
+
+
+AUTO_RESTARTS_FIELD = "kconnect_auto_restarts"
 
 
 def connector_status_key(connector: str) -> str:
@@ -62,8 +71,42 @@ def status_value(status: StatusRecord) -> bytes:
             "worker_id": status.worker_id,
             "generation": status.generation,
             "version": status.version,
+            **_auto_restarts_field(status.auto_restarts),
         }
     )
+
+
+def _auto_restarts_field(restarts: AutoRestarts | None) -> dict[str, Any]:
+    if restarts is None:
+        return {}
+    return {
+        AUTO_RESTARTS_FIELD: {
+            "count": restarts.count,
+            "last_failure": restarts.last_failure,
+            "last_failure_ms": restarts.last_failure_ms,
+            "next_attempt_ms": restarts.next_attempt_ms,
+            "gave_up": restarts.gave_up,
+        }
+    }
+
+
+def _parse_auto_restarts(fields: dict[str, Any]) -> AutoRestarts | None:
+    """The extension field, or None when absent or not as kconnect writes it (the status stays valid)."""
+    value = fields.get(AUTO_RESTARTS_FIELD)
+    if not isinstance(value, dict):
+        return None
+    count, trace, gave_up = value.get("count"), value.get("last_failure"), value.get("gave_up")
+    failed_ms, next_ms = value.get("last_failure_ms"), value.get("next_attempt_ms")
+    whole = (int, type(None))
+    if not isinstance(count, int) or isinstance(count, bool) or not isinstance(gave_up, bool):
+        return None
+    if (
+        not isinstance(trace, (str, type(None)))
+        or not isinstance(failed_ms, whole)
+        or not isinstance(next_ms, whole)
+    ):
+        return None
+    return AutoRestarts(count, trace, failed_ms, next_ms, gave_up)
 
 
 def parse_status_value(value: bytes) -> StatusRecord:
@@ -79,7 +122,8 @@ def parse_status_value(value: bytes) -> StatusRecord:
         raise RecordFormatError("status value: worker_id must be a string and generation an integer")
     if trace is not None and not isinstance(trace, str):
         raise RecordFormatError("status value: trace must be a string")
-    return StatusRecord(state, worker, generation, trace, version if isinstance(version, str) else None)
+    version = version if isinstance(version, str) else None
+    return StatusRecord(state, worker, generation, trace, version, _parse_auto_restarts(fields))
 
 
 def topic_status_value(connector: str, topic: str, task: int, discover_timestamp_ms: int) -> bytes:
