@@ -36,6 +36,8 @@ class ClusterView:
     worker_id: str = ""
     #: Where this worker's tasks run (`Executor.placement`), if known.
     placement: Placement | None = None
+    #: Each stalled task of this worker, and since when (Unix seconds); ``task.stall.timeout.ms``.
+    stalled_tasks: Mapping[ConnectorTaskId, float] = field(default_factory=dict)
 
 
 class ClusterState:
@@ -76,6 +78,11 @@ class ClusterState:
     def worker_id(self) -> str:
         """This worker's id, as status answers name the worker running a connector or task."""
         return self._snapshot().worker_id
+
+    @property
+    def stalled_tasks(self) -> Mapping[ConnectorTaskId, float]:
+        """Each stalled task this worker runs, and since when it is stalled (Unix seconds)."""
+        return self._snapshot().stalled_tasks
 
     @property
     def placement(self) -> Placement | None:

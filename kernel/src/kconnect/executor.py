@@ -92,6 +92,15 @@ class TaskListener(Protocol):
         """The task's latest metrics, by Kafka's group and metric names (they replace the last ones)."""
         ...
 
+    def on_stalled(self, task: ConnectorTaskId, generation: int, reason: str, stalled_s: float) -> None:
+        """The running task has made no progress for its ``task.stall.timeout.ms``: `reason` says
+        which call waits (``poll() has not returned for 63 s``), in flight for `stalled_s`."""
+        ...
+
+    def on_stall_ended(self, task: ConnectorTaskId, generation: int, stalled_s: float) -> None:
+        """The stalled task moves again; the call had been in flight for `stalled_s`."""
+        ...
+
 
 @dataclass(frozen=True)
 class TaskHost:

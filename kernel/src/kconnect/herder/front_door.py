@@ -17,7 +17,6 @@ from typing import Any
 
 from kconnect.cluster import ClusterView
 from kconnect.config.extension_keys import extension_config_def
-from kconnect.config.worker_keys import ExactlyOnceSourceSupport
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
 from kconnect.herder import events as ev
@@ -56,10 +55,7 @@ class HerderFrontDoor:
         admin: Callable[[Mapping[str, str]], KafkaAdmin],
         request_timeout_s: float = REQUEST_TIMEOUT_S,
         initial: HerderState | None = None,
-        exactly_once: ExactlyOnceSourceSupport | None = None,
     ) -> None:
-        """`exactly_once`: a distributed worker's ``exactly.once.source.support``, which validation
-        checks source configs against; None in standalone mode, which does not check them (Kafka)."""
         self.worker_id = worker_config.worker_id
         self._worker_config = worker_config
         self._executor = executor
@@ -76,7 +72,6 @@ class HerderFrontDoor:
             worker_config.props,
             executor.connector_config_def().merge(extension_config_def()),
             self._transformer,
-            exactly_once,
         )
         self._connectors = ConnectorInstances(
             plugins,
@@ -183,7 +178,12 @@ class HerderFrontDoor:
         """A read-only snapshot for REST extensions."""
         connectors = {name: dict(r.config) for name, r in self._state.connectors.items()}
         return ClusterView(
-            connectors, self._cluster_id, dict(self._listener.task_metrics), self.worker_id, self.placement()
+            connectors,
+            self._cluster_id,
+            dict(self._listener.task_metrics),
+            self.worker_id,
+            self.placement(),
+            dict(self._listener.task_stalls),
         )
 
     # --- config writes: what both modes check first ------------------------------------------------------

@@ -9,7 +9,9 @@ ends FAILED with that trace instead of running on with offsets that were never s
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 
 from kconnect.errors import RetriableError
 from kconnect.executor import SourceOffset, SourcePartition
@@ -31,27 +33,47 @@ class HerderTaskListener:
         self._statuses = statuses
         #: The last metrics each task of this worker sent, until it stops.
         self.task_metrics: dict[ConnectorTaskId, Mapping[str, Mapping[str, float]]] = {}
+        #: Since when (Unix seconds) each stalled task of this worker is stalled.
+        self.task_stalls: dict[ConnectorTaskId, float] = {}
 
     def on_running(self, task: ConnectorTaskId, generation: int) -> None:
         """The task started or resumed."""
+        self.task_stalls.pop(task, None)
         self._post(ev.TaskRunning(task, generation))
 
     def on_paused(self, task: ConnectorTaskId, generation: int) -> None:
         """The task paused."""
+        self.task_stalls.pop(task, None)
         self._post(ev.TaskPaused(task, generation))
 
     def on_failed(self, task: ConnectorTaskId, generation: int, trace: str) -> None:
         """The task failed."""
+        self.task_stalls.pop(task, None)
         self._post(ev.TaskFailed(task, generation, trace))
 
     def on_stopped(self, task: ConnectorTaskId, generation: int) -> None:
         """The task stopped; its metrics go with it (a failed task's stay, as its status does)."""
         self.task_metrics.pop(task, None)
+        self.task_stalls.pop(task, None)
         self._post(ev.TaskStopped(task, generation))
 
     def on_unassigned(self, task: ConnectorTaskId, generation: int, reason: str) -> None:
         """The task waits to start (e.g. for a Spark task slot): UNASSIGNED with `reason` as trace."""
+        self.task_stalls.pop(task, None)
         self._post(ev.TaskUnassigned(task, generation, reason))
+
+    def on_stalled(self, task: ConnectorTaskId, generation: int, reason: str, stalled_s: float) -> None:
+        """The task is stalled: a WARN line, and its RUNNING status gets the reason as its trace."""
+        since = time.time() - stalled_s
+        self.task_stalls[task] = since
+        log.warning("Task %s is stalled: %s", task, reason)
+        self._post(ev.TaskStalled(task, generation, stall_trace(since, reason)))
+
+    def on_stall_ended(self, task: ConnectorTaskId, generation: int, stalled_s: float) -> None:
+        """The stalled task moves again: an INFO line, and its status trace is cleared."""
+        self.task_stalls.pop(task, None)
+        log.info("Task %s moves again after %.0f s stalled", task, stalled_s)
+        self._post(ev.TaskStallEnded(task, generation))
 
     async def on_commit_source_offsets(
         self, task: ConnectorTaskId, offsets: Sequence[tuple[SourcePartition, SourceOffset | None]]
@@ -77,3 +99,9 @@ class HerderTaskListener:
     def on_task_metrics(self, task: ConnectorTaskId, metrics: Mapping[str, Mapping[str, float]]) -> None:
         """Keep the task's latest metrics for the worker's metrics view."""
         self.task_metrics[task] = metrics
+
+
+def stall_trace(since: float, reason: str) -> str:
+    """A stalled task's status trace: ``kconnect: stalled since <UTC time>: <reason>``."""
+    at = datetime.fromtimestamp(since, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"kconnect: stalled since {at}: {reason}"

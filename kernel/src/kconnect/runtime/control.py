@@ -2,7 +2,7 @@
 
 An executor hands a task loop a `TaskControl`; the Spark executor implements it over a socket to
 the worker, tests may implement it in memory. Only control traffic crosses it: target states,
-committed source offsets, offset reads, topic names and metrics; never records.
+committed source offsets, offset reads, topic names, metrics and stall reports; never records.
 """
 
 from __future__ import annotations
@@ -56,6 +56,12 @@ class TaskControl(Protocol):
     @property
     def topics_reset_count(self) -> int:
         """How many times the worker reset the connector's active topics during this run (KIP-558)."""
+        ...
+
+    async def report_stall(self, reason: str | None, stalled_s: float) -> None:
+        """The task is stalled, `reason` saying why (``poll() has not returned for 63 s``), or moves
+        again (None); `stalled_s` is how long the call has been (or was) in flight
+        (`kconnect.runtime.stall_watch`)."""
         ...
 
 

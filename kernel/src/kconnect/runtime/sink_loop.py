@@ -28,6 +28,10 @@ Rules, as Kafka's WorkerSinkTask keeps them:
   group by itself once the broker is back.
 * **A task error inside the rebalance listener** (aiokafka only logs those) fails the task from
   the loop, with its trace.
+
+Stalls (kconnect's extension, `kconnect.runtime.stall_watch`): a `put` that has not returned, a
+batch `put` keeps refusing with RetriableError, a `pre_commit` or a consumer commit that has not
+completed, each for ``task.stall.timeout.ms``, is reported; waiting in the consumer for records is not.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ from kconnect.runtime.errant_records import LoopErrantRecordReporter
 from kconnect.runtime.error_handling import ErrorHandler, ErrorReporter
 from kconnect.runtime.sink_offsets import DeliveryBatch, SinkOffsets
 from kconnect.runtime.sink_records import SinkRecordBuilder
+from kconnect.runtime.stall_watch import StallWatchdog
 from kconnect.runtime.task_context import LoopSinkTaskContext
 from kconnect.runtime.task_metrics import MetricsReporter, TaskMetrics
 from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
@@ -156,6 +161,9 @@ class SinkLoop:
             self.metrics.dlq_requests = lambda: queue.produce_requests
             self.metrics.dlq_failures = lambda: queue.produce_failures
         self.reporter = MetricsReporter(self.metrics, control.report_metrics)
+        self.stalls = StallWatchdog(spec, control)
+        #: The stall mark of the batch waiting for `put` to accept it after RetriableError, if any.
+        self._refused_mark: int | None = None
         #: A retry may sleep: then records are converted off the event loop, which keeps the consumer alive.
         self._convert_in_thread = self.errors.policy.retries
         group = sink_group_id(spec.worker, spec.id.connector, spec.connector_config)
@@ -183,10 +191,12 @@ class SinkLoop:
         try:
             await asyncio.to_thread(self.task.start, self.spec.task_config)
             self._subscribe()
+            self.stalls.start()
             try:
                 await self._deliver()
                 await self.commit()
             finally:
+                self.stalls.stop()
                 async with self._task_lock:
                     self._closed = True
                     if self.context.assigned:
@@ -341,9 +351,16 @@ class SinkLoop:
         if self.errant is not None:
             self.errant.consumed = batch.consumed
         started = time.monotonic()
+        count = len(batch.records)
         try:
-            await asyncio.to_thread(self.task.put, batch.records)
+            with self.stalls.marking(
+                f"put() of {count} records has not returned" if count else "put() has not returned"
+            ):
+                await asyncio.to_thread(self.task.put, batch.records)
         except RetriableError:
+            if self._refused_mark is None and count:
+                what = f"put() has not accepted {count} records (it raised RetriableError)"
+                self._refused_mark = self.stalls.watch.begin(what, since=started)
             delay_ms = self.context.timeout_ms or DEFAULT_RETRY_MS
             log.warning(
                 "put of %s raised a retriable error; offering the batch again in %d ms",
@@ -355,11 +372,18 @@ class SinkLoop:
             self._sync_pauses()
             return
         self._redelivery = None
+        self._end_refused_mark()
         if batch.records or batch.next_offsets:
             self.offsets.delivered(batch.next_offsets)
             self.metrics.records_out += len(batch.records)
             self.metrics.batch(started, len(batch.records))
         self._sync_pauses()
+
+    def _end_refused_mark(self) -> None:
+        """The batch `put` refused is accepted or gone (its partitions revoked): no longer a stall."""
+        if self._refused_mark is not None:
+            self.stalls.watch.end(self._refused_mark)
+            self._refused_mark = None
 
     # --- commit -----------------------------------------------------------------------------------
 
@@ -374,15 +398,16 @@ class SinkLoop:
             return
         # Kafka must hold the dead-letter copies of skipped records before their offsets are committed.
         await self.errors.flush()
-        safe = await asyncio.to_thread(self.task.pre_commit, dict(self.offsets.current))
+        with self.stalls.marking("pre_commit() has not returned"):
+            safe = await asyncio.to_thread(self.task.pre_commit, dict(self.offsets.current))
         to_commit = self.offsets.to_commit(safe, self.context.assigned)
         if not to_commit:
             return
         started = time.monotonic()
+        offsets = {KafkaTopicPartition(tp.topic, tp.partition): offset for tp, offset in to_commit.items()}
         try:
-            await self.consumer.commit(
-                {KafkaTopicPartition(tp.topic, tp.partition): offset for tp, offset in to_commit.items()}
-            )
+            with self.stalls.marking("the consumer's offset commit has not completed"):
+                await self.consumer.commit(offsets)
         except REBALANCE_COMMIT_ERRORS as exc:
             self.metrics.commit(started, ok=False)
             log.warning(
@@ -431,6 +456,7 @@ class SinkLoop:
                     self._redelivery.drop(partitions)
                     if not self._redelivery:
                         self._redelivery = None
+                        self._end_refused_mark()
 
     async def partitions_assigned(self, partitions: set[TopicPartition]) -> None:
         """Called by the rebalance listener: record each new partition's position as committed (Kafka's

@@ -17,11 +17,17 @@ task's control channel: the worker turns it into the task's status trace, a metr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+
+from kconnect.config.extension_keys import task_stall_timeout_ms
+from kconnect.executor import TaskSpec
+from kconnect.runtime.control import TaskControl
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +99,15 @@ class StallWatch:
         self._calls[token] = _Call(what, self._clock() if since is None else since)
         return token
 
+    @contextmanager
+    def marking(self, what: str) -> Iterator[None]:
+        """`begin` on entry, `end` on exit, however the block ends."""
+        token = self.begin(what)
+        try:
+            yield
+        finally:
+            self.end(token)
+
     def end(self, token: int) -> None:
         """The call `token` names returned (or raised); ending it twice does nothing."""
         if self._calls.pop(token, None) is None:
@@ -113,7 +128,7 @@ class StallWatch:
                 return None
             self._reported, self._reported_end = (token, call.began), None
             stalled_s = now - call.began
-            return Stalled(f"{call.what} for {stalled_s:.0f} s", stalled_s)
+            return Stalled(f"{call.what} for {_seconds(stalled_s)} s", stalled_s)
         if self._reported is None:
             return None
         began = self._reported[1]
@@ -134,6 +149,51 @@ class StallWatch:
     def _oldest_overdue(self, now: float) -> tuple[int, _Call] | None:
         overdue = [(t, c) for t, c in self._calls.items() if now - c.began >= self.timeout_s]
         return min(overdue, key=lambda item: item[1].began) if overdue else None
+
+
+def _seconds(seconds: float) -> str:
+    """Whole seconds, or tenths below ten seconds (a short timeout should not read "0 s")."""
+    return f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}"
+
+
+class StallWatchdog:
+    """A task loop's `StallWatch` (its timeout from the task's ``task.stall.timeout.ms``) and the
+    asyncio task that reports its changes to the worker (`TaskControl.report_stall`).
+
+    The loop builds one per run, calls `start` once its task started and `stop` when it ends, and
+    marks its calls with `marking`. ConfigException (naming the key) when the timeout is no number.
+    """
+
+    def __init__(
+        self, spec: TaskSpec, control: TaskControl, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        timeout_ms = task_stall_timeout_ms(spec.worker, spec.connector_config)
+        self.watch = StallWatch(timeout_ms / 1000, clock)
+        self._control = control
+        self._task = str(spec.id)
+        self._running: asyncio.Task[None] | None = None
+
+    def marking(self, what: str) -> contextlib.AbstractContextManager[None]:
+        """Mark a call (`StallWatch.marking`)."""
+        return self.watch.marking(what)
+
+    def start(self) -> None:
+        """Start watching (nothing runs when detection is off)."""
+        if self.watch.enabled and self._running is None:
+            report = self._report
+            self._running = asyncio.create_task(
+                watch_for_stalls(self.watch, report, self._task), name=f"kconnect-stall-watch-{self._task}"
+            )
+
+    def stop(self) -> None:
+        """Stop watching; a task that ends is not reported as moving again (its state says it all)."""
+        if self._running is not None:
+            self._running.cancel()
+            self._running = None
+
+    async def _report(self, change: StallChange) -> None:
+        reason = change.reason if isinstance(change, Stalled) else None
+        await self._control.report_stall(reason, change.stalled_s)
 
 
 async def watch_for_stalls(

@@ -9,6 +9,7 @@ as for any REST extension: no plugin imports the REST layer.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterable
 
 from kconnect.cluster import ClusterState
@@ -44,7 +45,15 @@ async def snapshot(cluster: ClusterState) -> WorkerSnapshot:
     for name in sorted(connectors):
         with contextlib.suppress(NotFoundError):
             health.append(await cluster.connector_health(name))
-    return WorkerSnapshot(cluster.worker_id, connectors, health, cluster.task_metrics, cluster.placement)
+    return WorkerSnapshot(
+        cluster.worker_id,
+        connectors,
+        health,
+        cluster.task_metrics,
+        cluster.placement,
+        cluster.stalled_tasks,
+        time.time(),
+    )
 
 
 def render(worker: WorkerSnapshot) -> bytes:

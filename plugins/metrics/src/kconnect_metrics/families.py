@@ -12,7 +12,7 @@ totals (``rate(..._source_record_poll_total[1m])``). kconnect's own figures star
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
 from kconnect.executor import Placement
@@ -38,6 +38,9 @@ class WorkerSnapshot:
     health: Sequence[ConnectorStateInfo]
     task_metrics: Mapping[ConnectorTaskId, Mapping[str, Mapping[str, float]]]
     placement: Placement | None
+    #: Each stalled task of this worker and since when (Unix seconds), and when the scrape was taken.
+    stalled_tasks: Mapping[ConnectorTaskId, float] = field(default_factory=dict)
+    taken_at: float = 0.0
 
 
 def families(snapshot: WorkerSnapshot) -> list[Metric]:
@@ -46,6 +49,7 @@ def families(snapshot: WorkerSnapshot) -> list[Metric]:
         *_worker_families(snapshot),
         *_connector_families(snapshot),
         *_task_families(snapshot.task_metrics),
+        *_stall_families(snapshot),
         *_executor_families(snapshot.placement),
     ]
 
@@ -133,6 +137,38 @@ def _task_families(
                     built[full] = family
                 family.add_metric([task_id.connector, str(task_id.task)], float(value))
     return built.values()
+
+
+def _stall_families(snapshot: WorkerSnapshot) -> Iterable[Metric]:
+    """``task.stall.timeout.ms`` (kconnect's extension): which running tasks of this worker are stalled."""
+    stalled = GaugeMetricFamily(
+        "kconnect_task_stalled",
+        "1 while the task is stalled (no progress for task.stall.timeout.ms while it has work), else 0.",
+        labels=["connector", "task"],
+    )
+    seconds = GaugeMetricFamily(
+        "kconnect_task_stalled_seconds",
+        "How long the task has been stalled; 0 when it is not.",
+        labels=["connector", "task"],
+    )
+    running = {
+        ConnectorTaskId(h.name, t.id)
+        for h in snapshot.health
+        for t in h.tasks
+        if _mine(snapshot, t.worker_id) and t.state.value == "RUNNING"
+    }
+    for task in sorted(running | set(snapshot.stalled_tasks), key=lambda t: (t.connector, t.task)):
+        since = snapshot.stalled_tasks.get(task)
+        labels = [task.connector, str(task.task)]
+        stalled.add_metric(labels, 0.0 if since is None else 1.0)
+        seconds.add_metric(labels, 0.0 if since is None else max(snapshot.taken_at - since, 0.0))
+    count = GaugeMetricFamily(
+        "kconnect_worker_stalled_task_count", "The number of stalled tasks run in this worker."
+    )
+    count.add_metric([], len(snapshot.stalled_tasks))
+    yield stalled
+    yield seconds
+    yield count
 
 
 def _executor_families(placement: Placement | None) -> Iterable[Metric]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from kconnect.executor import Placement, TaskHost
 from kconnect.model import ConnectorStateInfo, ConnectorTaskId, ConnectorType, State, StateInfo, TaskStateInfo
 from kconnect.runtime.task_metrics import TaskMetrics
@@ -105,3 +107,25 @@ def test_the_executors_own_figures() -> None:
     assert samples[("kconnect_executor_slots", spark)] == 4
     assert samples[("kconnect_executor_slots_used", spark)] == 1
     assert samples[("kconnect_executor_tasks_per_slot", spark)] == 2
+
+
+def test_stalled_tasks_show_as_a_gauge_with_how_long_and_a_worker_count() -> None:
+    snapshot = dataclasses.replace(
+        _snapshot(), stalled_tasks={ConnectorTaskId("src", 0): 1000.0}, taken_at=1063.0
+    )
+    text = render(snapshot).decode()
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+    src = (("connector", "src"), ("task", "0"))
+    assert samples[("kconnect_task_stalled", src)] == 1
+    assert samples[("kconnect_task_stalled_seconds", src)] == 63
+    assert samples[("kconnect_worker_stalled_task_count", ())] == 1
+    assert ("kconnect_task_stalled", (("connector", "sink"), ("task", "0"))) not in samples, "paused"
+    assert ("kconnect_task_stalled", (("connector", "src"), ("task", "1"))) not in samples, "elsewhere"
+    calm = _samples()
+    assert calm[("kconnect_task_stalled", src)] == 0
+    assert calm[("kconnect_task_stalled_seconds", src)] == 0
+    assert calm[("kconnect_worker_stalled_task_count", ())] == 0

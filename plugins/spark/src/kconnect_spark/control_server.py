@@ -187,6 +187,12 @@ class ControlServer:
             self._listener.on_topic_used(task, str(message["topic"]))
         elif kind == "metrics":
             self._listener.on_task_metrics(task, message["metrics"])
+        elif kind == "stall":
+            stalled_s = float(message.get("stalled_s", 0.0))
+            if message.get("reason") is None:
+                self._listener.on_stall_ended(task, generation, stalled_s)
+            else:
+                self._listener.on_stalled(task, generation, str(message["reason"]), stalled_s)
         elif kind == "commit":
             offsets = [(p, o) for p, o in message["offsets"]]
             await self._answer(writer, message["id"], self._listener.on_commit_source_offsets(task, offsets))

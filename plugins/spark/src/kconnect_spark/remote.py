@@ -201,6 +201,10 @@ class SocketTaskControl:
         """Send the task's latest metrics to the worker."""
         await self.send({"type": "metrics", "metrics": {g: dict(m) for g, m in metrics.items()}})
 
+    async def report_stall(self, reason: str | None, stalled_s: float) -> None:
+        """Tell the worker the task is stalled (`reason`) or moves again (None)."""
+        await self.send({"type": "stall", "reason": reason, "stalled_s": stalled_s})
+
 
 async def run_task(launch: TaskLaunch) -> dict[str, str]:
     """Connect to the worker, run the task loop to completion and report how it ended.

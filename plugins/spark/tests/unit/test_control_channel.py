@@ -63,6 +63,12 @@ class RecordingListener:
     def on_task_metrics(self, task: ConnectorTaskId, metrics: Mapping[str, Mapping[str, float]]) -> None:
         self.calls.append(("metrics", task, metrics))
 
+    def on_stalled(self, task: ConnectorTaskId, generation: int, reason: str, stalled_s: float) -> None:
+        self.calls.append(("stalled", task, generation, reason, stalled_s))
+
+    def on_stall_ended(self, task: ConnectorTaskId, generation: int, stalled_s: float) -> None:
+        self.calls.append(("stall ended", task, generation, stalled_s))
+
 
 @dataclass
 class Channel:
@@ -117,6 +123,18 @@ async def test_reports_reach_the_listener_and_requests_get_replies(channel: Chan
         ("commit", TASK, [({"file": "f"}, {"position": 1})]),
     ]
     assert channel.connected == [channel.run]
+    reading.cancel()
+
+
+async def test_a_stall_and_its_end_reach_the_listener_with_the_runs_generation(channel: Channel) -> None:
+    control, reading = await channel.task_control()
+    await control.report_stall("poll() has not returned for 2 s", 2.0)
+    await control.report_stall(None, 5.5)
+    await _eventually(lambda: len(channel.listener.calls) == 2)
+    assert channel.listener.calls == [
+        ("stalled", TASK, 3, "poll() has not returned for 2 s", 2.0),
+        ("stall ended", TASK, 3, 5.5),
+    ]
     reading.cancel()
 
 

@@ -68,6 +68,9 @@ class MemoryControl:
     async def report_paused(self) -> None:
         self.reports.append("paused")
 
+    async def report_stall(self, reason: str | None, stalled_s: float) -> None:
+        self.reports.append(f"stalled: {reason}" if reason is not None else "moves again")
+
     async def commit_source_offsets(
         self, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
     ) -> None:

@@ -29,7 +29,7 @@ def test_a_call_in_flight_for_the_timeout_is_a_stall_reported_once(clock: Clock)
     clock.now += 1.9
     assert watch.check() is None
     clock.now += 0.1
-    assert watch.check() == Stalled("poll() has not returned for 2 s", 2.0)
+    assert watch.check() == Stalled("poll() has not returned for 2.0 s", 2.0)
     assert watch.stalled
     clock.now += 60
     assert watch.check() is None, "one report per stall, however long it lasts"
@@ -58,9 +58,9 @@ def test_the_oldest_overdue_call_is_reported_and_the_next_one_takes_over(clock: 
     clock.now += 1.0
     commit = watch.begin("the consumer's offset commit has not completed")
     clock.now += 2.5
-    assert watch.check() == Stalled("put() of 3 records has not returned for 4 s", 3.5)
+    assert watch.check() == Stalled("put() of 3 records has not returned for 3.5 s", 3.5)
     watch.end(put)
-    assert watch.check() == Stalled("the consumer's offset commit has not completed for 2 s", 2.5)
+    assert watch.check() == Stalled("the consumer's offset commit has not completed for 2.5 s", 2.5)
     watch.end(commit)
     assert watch.check() == Recovered(2.5)
 
@@ -72,7 +72,7 @@ def test_a_call_marked_with_an_earlier_start_counts_from_it(clock: Clock) -> Non
     clock.now += 1.5
     watch.begin("put() has not accepted 5 records", since=first_offer)
     clock.now += 0.5
-    assert watch.check() == Stalled("put() has not accepted 5 records for 2 s", 2.0)
+    assert watch.check() == Stalled("put() has not accepted 5 records for 2.0 s", 2.0)
 
 
 def test_ending_a_call_that_is_not_the_reported_one_changes_nothing(clock: Clock) -> None:
@@ -131,3 +131,10 @@ def test_the_watchdog_reports_a_stall_and_the_recovery_as_soon_as_the_call_ends(
     changes = asyncio.run(scenario())
     assert [type(c) for c in changes] == [Stalled, Recovered], changes
     assert changes[0].stalled_s >= 0.2
+
+
+def test_a_long_stall_reads_in_whole_seconds(clock: Clock) -> None:
+    watch = StallWatch(300.0, clock)
+    watch.begin("poll() has not returned")
+    clock.now += 300.4
+    assert watch.check() == Stalled("poll() has not returned for 300 s", 300.4)
