@@ -265,6 +265,153 @@ class RecordingSinkTask(SinkTask):
         """Nothing to release."""
 
 
+#: The connector key naming a file: while it exists, the call `HOLD_IN` names blocks (a held task).
+HOLD_FILE = "hold.file"
+#: Which call a held task holds: ``poll`` or ``commit`` (`HeldSourceTask`), ``put`` or ``pre_commit``
+#: (`HeldSinkTask`).
+HOLD_IN = "hold.in"
+#: How often a held call looks whether its hold file is gone.
+HOLD_CHECK_S = 0.05
+
+
+def hold(config: Mapping[str, str], call: str, released: threading.Event) -> None:
+    """Block while the file `HOLD_FILE` names exists, if `call` is the one `HOLD_IN` names; `released`
+    (set by `stop`) or `POLL_LIMIT_S` ends the wait too."""
+    path = config.get(HOLD_FILE)
+    if config.get(HOLD_IN) != call or not path:
+        return
+    deadline = time.monotonic() + POLL_LIMIT_S
+    while Path(path).exists() and not released.is_set() and time.monotonic() < deadline:
+        released.wait(HOLD_CHECK_S)
+
+
+class HeldSourceTask(SourceTask):
+    """Returns one record per poll, to ``topic`` (without ``topic`` it is an idle source: each poll
+    returns nothing after `IDLE_POLL_S`); the call `HOLD_IN` names (``poll`` or ``commit``) blocks
+    while the file `HOLD_FILE` names exists: a test stalls it by creating the file, frees it by
+    deleting it."""
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Keep the config."""
+        self.config = dict(config)
+        self.released = threading.Event()
+        self.sent = 0
+
+    def poll(self) -> list[SourceRecord] | None:
+        """One record numbered from 0, or nothing when idle; held first if ``hold.in`` is ``poll``."""
+        hold(self.config, "poll", self.released)
+        topic = self.config.get("topic")
+        if not topic:
+            time.sleep(IDLE_POLL_S)
+            return None
+        time.sleep(HOLD_CHECK_S)
+        self.sent += 1
+        return [
+            SourceRecord(
+                topic=topic,
+                value=str(self.sent),
+                source_partition={"held": "p"},
+                source_offset={"n": self.sent},
+            )
+        ]
+
+    def commit(self) -> None:
+        """Held if ``hold.in`` is ``commit``."""
+        hold(self.config, "commit", self.released)
+
+    def stop(self) -> None:
+        """Free a held call."""
+        self.released.set()
+
+
+class HeldSinkTask(SinkTask):
+    """Accepts every record; the call `HOLD_IN` names (``put`` with records, or ``pre_commit``) blocks
+    while the file `HOLD_FILE` names exists."""
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Keep the config."""
+        self.config = dict(config)
+        self.released = threading.Event()
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        """Held if ``hold.in`` is ``put`` and there are records."""
+        if records:
+            hold(self.config, "put", self.released)
+
+    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
+        """Held if ``hold.in`` is ``pre_commit``; then every offset given."""
+        hold(self.config, "pre_commit", self.released)
+        return current_offsets
+
+    def stop(self) -> None:
+        """Free a held call."""
+        self.released.set()
+
+
+#: The connector key naming the file a `FlakySourceTask` appends each run's start time to.
+RUNS_FILE = "runs.file"
+#: The connector key saying how many of a `FlakySourceTask`'s first runs fail.
+FAILING_RUNS = "failing.runs"
+#: The connector key saying how many lines a `FlakySourceTask` sends in all.
+LINES = "lines"
+
+
+class FlakySourceTask(SourceTask):
+    """Sends ``0`` ... ``lines - 1`` to ``topic``, each with the source offset of the line after it,
+    resuming from the committed offset. Each run appends its start time to the file `RUNS_FILE` names;
+    the first `FAILING_RUNS` runs each send `PER_FAILING_RUN` lines, wait until the worker has
+    committed their offsets (two commits after the send) and then fail. A restart that resumes from
+    the committed offsets therefore sends every line once."""
+
+    PER_FAILING_RUN = 5
+    PARTITION: ClassVar[dict[str, str]] = {"source": "flaky"}
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Count this run in the runs file; read where the last run's committed offsets left off."""
+        self._topic, self._lines = config["topic"], int(config[LINES])
+        runs_file = Path(config[RUNS_FILE])
+        with runs_file.open("a", encoding="utf-8") as out:
+            out.write(f"{time.time():.3f}\n")
+        self._run = len(runs_file.read_text(encoding="utf-8").splitlines())
+        self._failing = self._run <= int(config.get(FAILING_RUNS, "0"))
+        offset = self.context.offset_storage_reader.offset(self.PARTITION)
+        self._next = int(offset["line"]) if offset else 0
+        self._sent = 0
+        self._commits_after_send = 0
+        self._stopped = threading.Event()
+
+    def poll(self) -> list[SourceRecord] | None:
+        """The next lines; a failing run fails once its lines' offsets are committed."""
+        if self._failing and self._sent >= self.PER_FAILING_RUN:
+            if self._commits_after_send >= 2:
+                raise RuntimeError(f"Flaky run {self._run} fails on purpose after line {self._next - 1}")
+            self._stopped.wait(IDLE_POLL_S)
+            return None
+        if self._next >= self._lines:
+            self._stopped.wait(IDLE_POLL_S)
+            return None
+        end = min(self._lines, self._next + self.PER_FAILING_RUN) if self._failing else self._lines
+        records = [
+            SourceRecord(
+                topic=self._topic,
+                value=str(line),
+                source_partition=self.PARTITION,
+                source_offset={"line": line + 1},
+            )
+            for line in range(self._next, end)
+        ]
+        self._next, self._sent, self._commits_after_send = end, self._sent + len(records), 0
+        return records
+
+    def commit(self) -> None:
+        """Count the commit."""
+        self._commits_after_send += 1
+
+    def stop(self) -> None:
+        """Wake an idle poll."""
+        self._stopped.set()
+
+
 # --- connectors --------------------------------------------------------------------------------------------
 
 
@@ -417,6 +564,12 @@ class SwitchableSource(IdleSource):
         SwitchableSource.slow_validation_s = 0.0
 
 
+class FlakySource(IdleSource):
+    """One `FlakySourceTask`, given the connector's whole config."""
+
+    task = FlakySourceTask
+
+
 class HangingSource(SwitchableSource):
     """A source whose `start` (or, with `hang_in` ``task_configs``, `task_configs`) blocks until the
     test sets `release`, then fails with `error` if one is set. `reset` puts the switches back."""
@@ -487,13 +640,46 @@ class ExactlyOnceAnswers(IdleSource):
         return None if answer is None else ConnectorTransactionBoundaries(answer)
 
 
+_HOLD_KEYS = (
+    ConfigDef()
+    .define(
+        HOLD_FILE,
+        type="STRING",
+        importance="HIGH",
+        default="",
+        documentation="While it exists, hold.in blocks.",
+    )
+    .define(HOLD_IN, type="STRING", importance="HIGH", default="", documentation="The call held.")
+)
+
+
+class HeldSource(IdleSource):
+    """One `HeldSourceTask`: writes to ``topic`` (idle without it); holds ``hold.in`` while
+    ``hold.file`` exists."""
+
+    task = HeldSourceTask
+    config_def = ConfigDef(_HOLD_KEYS).define(
+        "topic", type="STRING", importance="HIGH", default="", documentation="Where to write; none: idle."
+    )
+
+
+class HeldSink(IdleSink):
+    """One `HeldSinkTask`: holds ``hold.in`` while ``hold.file`` exists."""
+
+    task = HeldSinkTask
+    config_def = _HOLD_KEYS
+
+
 # --- in a worker process -----------------------------------------------------------------------------------
 
 #: The aliases `register_connectors` gives, for integration tests' ``connector.class``.
 ALIASES: dict[str, type[SourceConnector] | type[SinkConnector]] = {
     "GreedySource": GreedySource,
     "BlockingPoll": BlockingPollSource,
+    "FlakySource": FlakySource,
     "ExactlyOnceAnswers": ExactlyOnceAnswers,
+    "HeldSource": HeldSource,
+    "HeldSink": HeldSink,
 }
 
 

@@ -25,6 +25,10 @@ asks the task to stop while a `poll` is in flight, the loop calls `stop` at once
 of the executor's pool, then waits for that `poll` to return. Its records are still sent and
 committed, as Kafka's loop sends what a poll returned before it looks at the stop flag again; no
 `poll` follows, and `stop` is called once per run whichever way the run ends.
+
+Stalls (kconnect's extension, `kconnect.runtime.stall_watch`): a `poll` that has not returned, a
+send Kafka has not taken, storing the offsets at the worker or a `commit` that has not completed,
+each for ``task.stall.timeout.ms``, is reported; polls that return nothing (an idle source) are not.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from kconnect.records import SourceRecord
 from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord, SendAbandoned
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
+from kconnect.runtime.stall_watch import StallWatchdog
 from kconnect.runtime.submitted_records import SubmittedRecords, partition_key
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
 from kconnect.runtime.task_metrics import MetricsReporter, TaskMetrics
@@ -100,6 +105,7 @@ class SourceLoop:
         self.metrics = TaskMetrics("source", self.errors.counts)
         self.metrics.active = lambda: self.submitted.pending
         self.reporter = MetricsReporter(self.metrics, control.report_metrics)
+        self.stalls = StallWatchdog(spec, control)
         self.producer = producer or create_producer(spec.worker, spec.connector_config)
         self.sender = BatchSender(
             self.producer,
@@ -138,6 +144,7 @@ class SourceLoop:
         try:
             await asyncio.to_thread(self.task.start, self.spec.task_config)
             waker = asyncio.create_task(self._wake_poll_on_stop(), name=f"kconnect-wake-poll-{self.spec.id}")
+            self.stalls.start()
             try:
                 await self._move_records()
                 await self._commit(wait=True)
@@ -146,6 +153,7 @@ class SourceLoop:
                 raise
             finally:
                 waker.cancel()
+                self.stalls.stop()
                 await self._stop_task()
         finally:
             self.plugins.close()
@@ -179,7 +187,8 @@ class SourceLoop:
         """One `poll` in a thread; `_wake_poll_on_stop` may call `stop` meanwhile."""
         self._polling = True
         try:
-            return await asyncio.to_thread(self.task.poll)
+            with self.stalls.marking("poll() has not returned"):
+                return await asyncio.to_thread(self.task.poll)
         finally:
             self._polling = False
 
@@ -234,7 +243,10 @@ class SourceLoop:
             if self.topics.is_new(record.topic):
                 await self.control.topic_used(record.topic)
         await self.topic_creation.ensure(outgoing_record.topic for outgoing_record in outgoing)
-        await self.sender.send(outgoing)
+        with self.stalls.marking(
+            f"Kafka has not taken {len(outgoing)} records (the producer waits for the broker)"
+        ):
+            await self.sender.send(outgoing)
         self.records_sent += len(outgoing)
 
     def _prepare_all(self, records: list[SourceRecord]) -> list[_Prepared | None]:
@@ -371,7 +383,8 @@ class SourceLoop:
         offsets = list(self._unstored.values())
         started = time.monotonic()
         try:
-            await self.control.commit_source_offsets(offsets)
+            with self.stalls.marking("the worker has not stored the source offsets"):
+                await self.control.commit_source_offsets(offsets)
         except RetriableError as exc:
             self.metrics.commit(started, ok=False)
             log.warning(
@@ -382,7 +395,8 @@ class SourceLoop:
             return
         self.metrics.commit(started, ok=True)
         self._unstored.clear()
-        await asyncio.to_thread(self.task.commit)
+        with self.stalls.marking("commit() has not returned"):
+            await asyncio.to_thread(self.task.commit)
 
     async def _commit_after_failure(self) -> None:
         """Best effort after a failure: store what Kafka acknowledged, never mask the failure itself."""

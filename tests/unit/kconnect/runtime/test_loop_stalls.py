@@ -1,16 +1,28 @@
-"""The task loops report stalls through their control: a put or pre_commit that does not return, a
-batch put keeps refusing; and a loop that merely waits for records reports none (fake consumer)."""
+"""The task loops report stalls through their control: a poll, commit, put or pre_commit that does not
+return, a batch put keeps refusing; and a loop that merely waits for records reports none (fake
+producer and consumer; the held tasks of `tests.connectors`, held by a file)."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
+from pathlib import Path
 
 from aiokafka.structs import TopicPartition as KTP
+from kconnect.model import TargetState
 from kconnect.runtime.sink_loop import SinkLoop
+from kconnect.runtime.source_loop import SourceLoop
 
-from tests.connectors import RecordingSinkTask
-from tests.unit.kconnect.runtime.loop_fakes import FakeConsumer, MemoryControl, wait_until
+from tests.connectors import HOLD_FILE, HOLD_IN, HeldSource, HeldSourceTask, RecordingSinkTask
+from tests.unit.kconnect.runtime.loop_fakes import (
+    FakeConsumer,
+    FakeProducer,
+    MemoryControl,
+    plugin_host,
+    task_spec,
+    wait_until,
+)
 from tests.unit.kconnect.runtime.test_sink_loop import Running
 
 T0 = KTP("t", 0)
@@ -78,3 +90,55 @@ async def test_a_sink_waiting_for_records_is_never_stalled() -> None:
     await running.stop()
     assert stalls(running.control) == []
     assert isinstance(running.loop, SinkLoop)
+
+
+async def run_held_source(config: dict[str, str], check: object) -> MemoryControl:
+    """Run a `HeldSource` task with `config` until `check(control)` (a coroutine function) returns."""
+    control = MemoryControl()
+    spec = task_spec("source", HeldSource, HeldSourceTask, {**STALL, **config})
+    spec = dataclasses.replace(spec, task_config=spec.connector_config)  # as the connector gives it
+    loop = SourceLoop(spec, control, plugin_host(HeldSource), FakeProducer())
+    running = asyncio.create_task(loop.run())
+    try:
+        await check(control)  # type: ignore[operator]
+    finally:
+        control.set(TargetState.STOPPED)
+        await asyncio.wait_for(running, 5)
+    return control
+
+
+async def test_a_poll_that_does_not_return_is_reported_and_its_return_clears_it(tmp_path: Path) -> None:
+    held = tmp_path / "hold"
+
+    async def stall_then_free(control: MemoryControl) -> None:
+        await wait_until(lambda: "running" in control.reports)
+        await asyncio.sleep(0.5)
+        assert stalls(control) == [], "a source that returns records is not stalled"
+        held.touch()
+        await wait_until(lambda: stalls(control) != [])
+        assert stalls(control)[0].startswith("stalled: poll() has not returned for ")
+        held.unlink()
+        await wait_until(lambda: stalls(control)[-1] == "moves again")
+
+    await run_held_source({"topic": "t", HOLD_FILE: str(held), HOLD_IN: "poll"}, stall_then_free)
+
+
+async def test_a_source_commit_that_does_not_return_is_a_stall(tmp_path: Path) -> None:
+    held = tmp_path / "hold"
+    held.touch()
+
+    async def stall_then_free(control: MemoryControl) -> None:
+        await wait_until(lambda: stalls(control) != [])
+        assert stalls(control)[0].startswith("stalled: commit() has not returned for ")
+        held.unlink()
+        await wait_until(lambda: stalls(control)[-1] == "moves again")
+
+    await run_held_source({"topic": "t", HOLD_FILE: str(held), HOLD_IN: "commit"}, stall_then_free)
+
+
+async def test_an_idle_source_is_never_stalled() -> None:
+    async def idle(control: MemoryControl) -> None:
+        await wait_until(lambda: "running" in control.reports)
+        await asyncio.sleep(1.2)
+
+    assert stalls(await run_held_source({}, idle)) == []
