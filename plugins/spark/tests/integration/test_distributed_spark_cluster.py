@@ -4,7 +4,11 @@ Each kconnect worker of the group is its own Spark application on the cluster
 (``spark.master=spark://...``, ``spark.cores.max=1``: one executor, one task slot each). The group
 gives each worker one of the pipeline's two tasks; the test shows every line arriving, each task
 running in a Python worker under a Spark executor JVM of its own worker's application (not under
-either kconnect process), and the two applications RUNNING side by side on the master.
+either kconnect process), and the two applications RUNNING side by side on the master. When the
+cluster worker under one application dies, that worker's task shows FAILED with Spark's reason on
+every kconnect worker while the other application's task runs on; a restart asked through the
+other kconnect worker waits for a slot and, once a replacement cluster worker joins, resumes from
+the committed offsets with no line lost.
 """
 
 from __future__ import annotations
@@ -80,3 +84,51 @@ def test_each_workers_task_runs_in_its_own_application_on_the_cluster(
     for executor in (src_executor, sink_executor):
         app = apps[executor["app-id"]]
         assert (app["name"], app["state"], app["cores"]) == ("kconnect-worker", "RUNNING", 1), app
+
+
+@pytest.mark.timeout(600)  # two Spark applications and a replacement cluster worker on a busy machine
+def test_a_lost_cluster_worker_fails_its_task_and_a_restart_through_the_other_worker_loses_nothing(
+    spark_cluster: Any, workers: list[WorkerProcess], tmp_path: Path, unique_topic: str
+) -> None:
+    a, b = workers
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    source_file.write_text(lines(0, 2000), encoding="utf-8")
+    create(a, "src", {"connector.class": "FileStreamSource", "file": str(source_file), "topic": unique_topic})
+    create(b, "sink", {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": unique_topic})
+    for worker in workers:
+        worker.wait_for("the source RUNNING", lambda w=worker: all_tasks_in("RUNNING", "src", 1)(w), 180)
+        worker.wait_for("the sink RUNNING", lambda w=worker: all_tasks_in("RUNNING", "sink", 1)(w), 180)
+    a.wait_for("lines in the sink", lambda: len(read_lines(sink_file)) > 0, 180)
+    by_id = {f"127.0.0.1:{w.port}": w for w in workers}
+    src_worker = by_id[task_states(a, "src")[0][1]]
+    [other] = [w for w in workers if w is not src_worker]
+    [run] = task_runs(src_worker, "src")
+    executor = executor_of(int(run["pid"]), src_worker)
+    [victim] = [d for d in spark_cluster.workers if str(d.process.pid) == executor["parent"]]
+
+    victim.kill()  # the cluster worker, the source's executor and its Python worker, at once
+
+    for worker in workers:  # every kconnect worker reads the same status from the status topic
+        worker.wait_for("the source FAILED", lambda w=worker: task_states(w, "src")[0][0] == "FAILED", 120)
+    trace = other.status("src")["tasks"][0]["trace"]
+    assert trace.startswith("The Spark executor running task src-0 was lost; Spark: ExecutorLostFailure ("), (
+        trace
+    )
+    assert "Reason: worker lost" in trace.splitlines()[0], trace
+    assert task_states(other, "sink")[0][0] == "RUNNING", "the other application's task must keep running"
+    assert task_runs(src_worker, "src") == [run], "Spark ran the task again behind the worker's back"
+
+    with source_file.open("a", encoding="utf-8") as f:
+        f.write(lines(2000, 4000))
+    # Through the worker that does not run the task: it forwards to the leader, the owner restarts.
+    response = other.request("POST", "/connectors/src/restart?includeTasks=true&onlyFailed=true")
+    assert response.status_code == 202, response.text
+    spark_cluster.start_worker()  # a replacement joins; the master gives the application its core
+    spark_cluster.wait_for_workers(2)
+    for worker in workers:
+        worker.wait_for("the source RUNNING", lambda w=worker: all_tasks_in("RUNNING", "src", 1)(w), 180)
+    expected = set(read_lines(source_file))
+    a.wait_for("all 4000 lines in the sink", lambda: expected <= set(read_lines(sink_file)), 180)
+    assert set(read_lines(sink_file)) == expected
+    [_, rerun] = task_runs(src_worker, "src")
+    assert executor_of(int(rerun["pid"]), src_worker)["parent"] == str(spark_cluster.workers[-1].process.pid)
