@@ -2,8 +2,9 @@
 read back by Spark as a user would.
 
 One worker (the session's `rest_worker`) runs every connector here; they are deleted when the module ends.
-A million orders land exactly once in Parquet on the three stores; the other formats, the field and
-hourly partitioners and a schema change run on smaller topics; validation answers through REST.
+A million orders land exactly once in each store and format: Parquet on the three stores, Avro on HDFS,
+JSON lines on local disk and raw bytes on S3 (one topic for all six); the field and hourly
+partitioners and a schema change run on smaller topics; validation answers through REST.
 Spark reads local and HDFS files itself (``hdfs://`` from its JVM). S3 is read with pyarrow: Spark
 would need ``s3a://`` (hadoop-aws and the AWS SDK bundle), which pyspark does not ship.
 """
@@ -45,6 +46,8 @@ JSON_CONVERTER = {
 }
 
 MILLION = 1_000_000
+#: Records per file of the million-record tests: five files per partition.
+MILLION_FLUSH = 100_000
 #: The smaller topic of the formats and partitioners: two partitions of 15000 orders, with timestamps.
 SMALL = 30_000
 SMALL_FLUSH = 5_000
@@ -172,6 +175,15 @@ def sinks(rest_worker: WorkerProcess, tmp_path_factory: pytest.TempPathFactory) 
 
 
 @pytest.fixture(scope="module")
+def million_topic(kafka_bootstrap: str) -> str:
+    """Orders 0..999999 in two partitions (order i in partition i % 2, at offset i // 2)."""
+    topic = unique("orders-million")
+    create_topic(kafka_bootstrap, topic, 2)
+    produce_orders(kafka_bootstrap, topic, MILLION, partitions=2)
+    return topic
+
+
+@pytest.fixture(scope="module")
 def small_topic(kafka_bootstrap: str) -> str:
     """Orders 0..29999 in two partitions (order i in partition i % 2), timestamps T0 + i * STEP_MS."""
     topic = unique("orders-small")
@@ -207,12 +219,10 @@ def assert_spark_reads_a_million(frame: Any, where: str) -> None:
 
 @pytest.mark.timeout(900)
 def test_a_million_records_land_once_in_parquet_on_local_disk_hdfs_and_s3_and_spark_reads_them(
-    sinks: Connectors, stores: Stores, spark: Any, kafka_bootstrap: str, hdfs_cluster: Any
+    sinks: Connectors, stores: Stores, spark: Any, million_topic: str, hdfs_cluster: Any
 ) -> None:
-    topic = unique("orders-million")
-    create_topic(kafka_bootstrap, topic, 2)
-    produce_orders(kafka_bootstrap, topic, MILLION, partitions=2)
-    flush = 100_000
+    topic = million_topic
+    flush = MILLION_FLUSH
     common = {
         "topics": topic,
         "tasks.max": "1",
@@ -259,11 +269,22 @@ def test_a_million_records_land_once_in_parquet_on_local_disk_hdfs_and_s3_and_sp
 # --- the other formats -----------------------------------------------------------------------------------
 
 
-@pytest.mark.timeout(600)
-def test_avro_on_hdfs_json_lines_on_local_disk_and_bytearray_on_s3_read_back_as_produced(
-    sinks: Connectors, stores: Stores, spark: Any, small_topic: str, hdfs_cluster: Any
+def assert_spark_reads_the_orders(frame: Any, where: str) -> None:
+    """`assert_spark_reads_a_million`, and every 9,973rd order's item and region as produced."""
+    from pyspark.sql import functions as F
+
+    assert_spark_reads_a_million(frame, where)
+    sample = frame.where(F.col("id") % 9973 == 0).select("id", "item", "region").collect()
+    expected = [(order(i)["id"], order(i)["item"], order(i)["region"]) for i in range(0, MILLION, 9973)]
+    assert sorted((r.id, r.item, r.region) for r in sample) == expected, where
+
+
+@pytest.mark.timeout(900)
+def test_a_million_records_in_avro_on_hdfs_json_lines_on_local_disk_and_bytearray_on_s3_read_back_as_produced(
+    sinks: Connectors, stores: Stores, spark: Any, million_topic: str, hdfs_cluster: Any
 ) -> None:
-    common = {"topics": small_topic, "tasks.max": "1", "flush.size": str(SMALL_FLUSH)}
+    topic = million_topic
+    common = {"topics": topic, "tasks.max": "1", "flush.size": str(MILLION_FLUSH)}
     hdfs, hdfs_root = stores.hdfs()
     local, local_root = stores.local()
     s3, bucket = stores.s3()
@@ -295,32 +316,30 @@ def test_avro_on_hdfs_json_lines_on_local_disk_and_bytearray_on_s3_read_back_as_
         sinks.create(names[stem], config)
     worker = sinks.worker
     listings = {
-        ".avro": lambda: stores.hdfs_names(f"{hdfs_root}/topics/{small_topic}"),
-        ".json": lambda: stores.local_names(local_root / "topics" / small_topic),
-        ".bin": lambda: stores.s3_names(bucket, f"topics/{small_topic}/"),
+        ".avro": lambda: stores.hdfs_names(f"{hdfs_root}/topics/{topic}"),
+        ".json": lambda: stores.local_names(local_root / "topics" / topic),
+        ".bin": lambda: stores.s3_names(bucket, f"topics/{topic}/"),
     }
     for extension, listing in listings.items():
 
         def all_committed(listing: Callable[[], set[str]] = listing, extension: str = extension) -> bool:
             assert_not_failed(worker, *names.values())
-            return listing() == file_names(small_topic, 2, SMALL // 2, SMALL_FLUSH, extension)
+            return listing() == file_names(topic, 2, MILLION // 2, MILLION_FLUSH, extension)
 
-        poll(f"the {extension} files committed", all_committed, worker, timeout=300)
+        poll(f"the million records in committed {extension} files", all_committed, worker, timeout=600)
 
-    expected = sorted((order(i)["id"], order(i)["item"], order(i)["region"], i % 2) for i in range(SMALL))
-    avro = spark.read.format("avro").load(f"{hdfs_cluster.hdfs_url}{hdfs_root}/topics/{small_topic}")
-    assert sorted((r.id, r.item, r.region, r.partition) for r in avro.collect()) == expected
-    lines = spark.read.json(str(local_root / "topics" / small_topic))
-    assert sorted((r.id, r.item, r.region, r.partition) for r in lines.collect()) == expected
+    avro = spark.read.format("avro").load(f"{hdfs_cluster.hdfs_url}{hdfs_root}/topics/{topic}")
+    assert_spark_reads_the_orders(avro, "avro on hdfs")
+    assert_spark_reads_the_orders(spark.read.json(str(local_root / "topics" / topic)), "json lines")
 
     client = stores.s3_server.client()
     for p in range(2):
-        for first in range(0, SMALL // 2, SMALL_FLUSH):
-            last = first + SMALL_FLUSH - 1
-            key = f"topics/{small_topic}/partition={p}/{small_topic}+{p}+{first:010d}+{last:010d}.bin"
+        for first in range(0, MILLION // 2, MILLION_FLUSH):
+            last = first + MILLION_FLUSH - 1
+            key = f"topics/{topic}/partition={p}/{topic}+{p}+{first:010d}+{last:010d}.bin"
             body = client.get_object(Bucket=bucket, Key=key)["Body"].read()
             # Offset o of partition p holds order 2 * o + p.
-            produced = [order_value(2 * o + p) for o in range(first, first + SMALL_FLUSH)]
+            produced = [order_value(2 * o + p) for o in range(first, first + MILLION_FLUSH)]
             assert body == b"".join(v + separator.encode() for v in produced), key
 
 
