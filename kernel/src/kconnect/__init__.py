@@ -38,6 +38,7 @@ from kconnect.task import (
     SourceTaskContext,
     Task,
     TopicPartition,
+    TransactionContext,
 )
 from kconnect.transform import Predicate, Transformation
 
@@ -72,6 +73,7 @@ __all__ = [
     "Struct",
     "Task",
     "TopicPartition",
+    "TransactionContext",
     "Transformation",
     "__version__",
     "group_partitions",

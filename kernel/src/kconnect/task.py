@@ -28,6 +28,27 @@ class OffsetStorageReader(Protocol):
         ...
 
 
+class TransactionContext(Protocol):
+    """Lets a source task define its own transactions (Kafka's TransactionContext, KIP-618).
+
+    A task receives one through `SourceTaskContext.transaction_context` only when the worker has
+    ``exactly.once.source.support=enabled`` and the connector ``transaction.boundary=connector``.
+    Call it from `poll` (any thread of the task); the framework acts on the request once it has
+    sent the records `poll` returned: a request about a record takes effect right after that
+    record, a request without one after the whole batch. A commit makes the transaction's records
+    and their source offsets visible together; an abort discards both (the records are not sent
+    again: the task decides what to do next).
+    """
+
+    def commit_transaction(self, record: SourceRecord | None = None) -> None:
+        """Commit the current transaction after `record`, or after the batch `poll` returns."""
+        ...
+
+    def abort_transaction(self, record: SourceRecord | None = None) -> None:
+        """Abort the current transaction after `record`, or after the batch `poll` returns."""
+        ...
+
+
 class SourceTaskContext(Protocol):
     """What the framework offers a running source task."""
 
@@ -39,6 +60,11 @@ class SourceTaskContext(Protocol):
     @property
     def offset_storage_reader(self) -> OffsetStorageReader:
         """The reader of this connector's committed source offsets."""
+        ...
+
+    @property
+    def transaction_context(self) -> TransactionContext | None:
+        """The task's transaction context under connector-defined transaction boundaries, else None."""
         ...
 
 

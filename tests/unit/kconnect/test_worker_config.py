@@ -84,12 +84,6 @@ def test_a_listener_with_an_empty_host_advertises_the_machine_and_its_port() -> 
             "String must be one of (case insensitive): ONLY_SCAN, HYBRID_WARN, HYBRID_FAIL, SERVICE_LOAD",
         ),
         (
-            {"group.id": "g", "exactly.once.source.support": "enabled"},
-            "w.properties: exactly.once.source.support: enabled is not supported: kconnect has no "
-            "exactly-once source support (KIP-618); its source tasks deliver at least once. "
-            "Set it to disabled",
-        ),
-        (
             {"group.id": "g", "exactly.once.source.support": "sometimes"},
             "w.properties: exactly.once.source.support: Invalid value sometimes for configuration "
             "exactly.once.source.support: String must be one of (case insensitive): "

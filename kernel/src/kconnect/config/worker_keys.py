@@ -6,8 +6,7 @@ saying why it has no effect.
 
 ``exactly.once.source.support`` (KIP-618) is a key of distributed workers only, as in Kafka (a
 standalone worker does not read it): `ExactlyOnceSourceSupport.from_props` parses it and is what
-the runtime asks. Until the transactional data path lands, `check_distributed_keys` refuses
-``preparing`` and ``enabled`` (`refuse_exactly_once_source`): a worker must not pretend to give it.
+the runtime asks (`kconnect.runtime.exactly_once` for the source tasks' transactions).
 """
 
 from __future__ import annotations
@@ -107,19 +106,4 @@ def check_distributed_keys(props: Mapping[str, str]) -> list[str]:
                 f"{EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG}: String must be one of (case insensitive): "
                 f"{', '.join(java_hash_set_order(v.upper() for v in EXACTLY_ONCE_SOURCE_SUPPORT_VALUES))}"
             )
-        else:
-            errors.extend(refuse_exactly_once_source(eos))
     return errors
-
-
-def refuse_exactly_once_source(value: str) -> list[str]:
-    """The start-up error for ``exactly.once.source.support`` = `value` while kconnect cannot give it.
-
-    Goes (returns ``[]``) when the transactional source data path lands (issue 21, eos-core).
-    """
-    if value.strip().lower() == ExactlyOnceSourceSupport.DISABLED.value:
-        return []
-    return [
-        f"{EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG}: {value} is not supported: kconnect has no exactly-once "
-        "source support (KIP-618); its source tasks deliver at least once. Set it to disabled"
-    ]

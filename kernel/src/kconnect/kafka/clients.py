@@ -308,6 +308,30 @@ class ProducerClient(Protocol):
         ...
 
 
+class TransactionalProducerClient(ProducerClient, Protocol):
+    """A producer with a ``transactional.id`` (aiokafka's `AIOKafkaProducer` satisfies it).
+
+    Its `start` initialises the transactions (InitProducerId), which fences every earlier producer
+    of the same id and aborts the transaction such a producer left open.
+    """
+
+    async def begin_transaction(self) -> None:
+        """Open a transaction; every batch and record handed over until it ends belongs to it."""
+        ...
+
+    async def commit_transaction(self) -> None:
+        """Send what is pending, then commit; raises if the transaction cannot commit (e.g. fenced)."""
+        ...
+
+    async def abort_transaction(self) -> None:
+        """Abort: nothing of the transaction becomes visible to ``read_committed`` consumers."""
+        ...
+
+    async def send(self, topic: str, value: bytes | None = None, key: bytes | None = None) -> Any:
+        """Hand one record over (partitioned by its key as Java does); returns a future of its metadata."""
+        ...
+
+
 async def refresh_metadata(consumer: Any) -> None:
     """Ask the broker for topic metadata now, instead of at the next ``metadata.max.age.ms``.
 
@@ -373,15 +397,24 @@ class ConsumerClient(Protocol):
         ...
 
 
-def create_producer(worker: Mapping[str, str], connector: Mapping[str, str]) -> ProducerClient:
+def create_producer(
+    worker: Mapping[str, str], connector: Mapping[str, str], transactional_id: str | None = None
+) -> ProducerClient:
     """A real aiokafka producer configured from the worker and connector properties.
 
     Its batches are retried as `delivery_policy` says. aiokafka has no delivery timeout of its own: it
     gives up on a batch ``request_timeout_ms`` after the batch was queued, so a broker unreachable
     for longer than one request would fail the task. Its batch time-to-live is set to the delivery
     timeout instead; a unit test checks the attribute still exists in the installed aiokafka.
+
+    With `transactional_id` the producer is transactional and idempotent (Kafka's
+    ``Worker.exactlyOnceSourceTaskProducerConfigs``: the id wins over any configured one), and
+    satisfies `TransactionalProducerClient`.
     """
-    producer = AIOKafkaProducer(**producer_kwargs(worker, connector))
+    kwargs = producer_kwargs(worker, connector)
+    if transactional_id is not None:
+        kwargs.update(transactional_id=transactional_id, enable_idempotence=True, acks="all")
+    producer = AIOKafkaProducer(**kwargs)
     accumulator = producer._message_accumulator
     if not hasattr(accumulator, "_batch_ttl"):
         raise RuntimeError("this aiokafka version has no batch time-to-live to set delivery.timeout.ms")

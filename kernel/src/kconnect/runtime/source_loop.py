@@ -29,6 +29,11 @@ committed, as Kafka's loop sends what a poll returned before it looks at the sto
 Stalls (kconnect's extension, `kconnect.runtime.stall_watch`): a `poll` that has not returned, a
 send Kafka has not taken, storing the offsets at the worker or a `commit` that has not completed,
 each for ``task.stall.timeout.ms``, is reported; polls that return nothing (an idle source) are not.
+
+Exactly once (``exactly.once.source.support=enabled``, distributed): the producer is transactional
+and `kconnect.runtime.exactly_once.SourceTransactions` writes each transaction's records and
+source offsets together; the worker's offset store is not asked to store them. A failure aborts
+the open transaction instead of committing what was acknowledged.
 """
 
 from __future__ import annotations
@@ -42,13 +47,14 @@ from typing import Any
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
-from kconnect.kafka.clients import ProducerClient, create_producer, delivery_policy
+from kconnect.kafka.clients import ProducerClient, delivery_policy
 from kconnect.model import TargetState
 from kconnect.plugin_host import PluginHost
 from kconnect.records import SourceRecord
 from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord, SendAbandoned
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
+from kconnect.runtime.exactly_once import task_producer
 from kconnect.runtime.stall_watch import StallWatchdog
 from kconnect.runtime.submitted_records import SubmittedRecords, partition_key
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
@@ -106,7 +112,8 @@ class SourceLoop:
         self.metrics.active = lambda: self.submitted.pending
         self.reporter = MetricsReporter(self.metrics, control.report_metrics)
         self.stalls = StallWatchdog(spec, control)
-        self.producer = producer or create_producer(spec.worker, spec.connector_config)
+        #: `transactions`: the task's transactions under exactly-once support; None: at-least-once.
+        self.producer, self.transactions = task_producer(spec, producer)
         self.sender = BatchSender(
             self.producer,
             self._on_ack,
@@ -138,8 +145,11 @@ class SourceLoop:
         records), then the failure is raised for the executor to report.
         """
         loop = asyncio.get_running_loop()
-        context = LoopSourceTaskContext(self.spec.task_config, ControlOffsetReader(self.control, loop))
-        self.task.initialize(context)
+        reader = ControlOffsetReader(self.control, loop)
+        transaction_context = self.transactions.context if self.transactions else None
+        self.task.initialize(LoopSourceTaskContext(self.spec.task_config, reader, transaction_context))
+        # Before the task reads its offsets: a transactional producer's start fences its predecessor
+        # and aborts the transaction it left open, so the offsets read are final.
         await self.producer.start()
         try:
             await asyncio.to_thread(self.task.start, self.spec.task_config)
@@ -171,17 +181,34 @@ class SourceLoop:
                 self.metrics.records_in += len(records)
                 self.metrics.batch(started, len(records))
                 try:
-                    await self._send_all(records)
+                    await self._dispatch(records)
                 except SendAbandoned:
                     log.warning("Source task %s stops while Kafka does not answer", self.spec.id)
+                    if self.transactions is not None:
+                        await self.transactions.abort(self.flush_timeout_s)
                     return
             else:
+                if self.transactions is not None:
+                    await self._dispatch([])
                 await self.control.wait_for_target_change(TargetState.STARTED, IDLE_BACKOFF_S)
             self._raise_send_error()
             if time.monotonic() >= next_commit:
                 await self._commit()
                 next_commit = time.monotonic() + self.flush_interval_s
             await self.reporter.maybe_report()
+
+    async def _dispatch(self, records: list[SourceRecord]) -> None:
+        """Send a poll's records: in transactions under exactly-once support, else as they come."""
+        if self.transactions is None:
+            await self._send_all(records)
+        elif await self.transactions.dispatch(records, self._send_all):
+            await self._after_transaction()
+
+    async def _after_transaction(self) -> None:
+        """A transaction committed: its records are acknowledged, so forget them and tell the task."""
+        self._raise_send_error()
+        self.submitted.committable()
+        await asyncio.to_thread(self.task.commit)
 
     async def _poll(self) -> list[SourceRecord] | None:
         """One `poll` in a thread; `_wake_poll_on_stop` may call `stop` meanwhile."""
@@ -318,7 +345,8 @@ class SourceLoop:
     def _on_send_error(self, error: BaseException, batch: Sequence[OutgoingRecord]) -> bool:
         """A batch Kafka did not take: under ``errors.tolerance=all`` its records are reported and
         skipped, their offsets committed in turn (Kafka's KIP-779); otherwise the task fails."""
-        if not self.errors.policy.tolerate_all:
+        # In a transaction a failed batch dooms the whole transaction: no record can be skipped.
+        if not self.errors.policy.tolerate_all or self.transactions is not None:
             self.send_error = self.send_error or error
             return False
         for outgoing in batch:
@@ -343,6 +371,11 @@ class SourceLoop:
         fail if Kafka rejected a record; take the acknowledged prefix of each source partition,
         have the worker store it durably, and only then call `SourceTask.commit`.
         """
+        if self.transactions is not None:
+            # Exactly once: transactions end at their boundaries; a pause or the end commits.
+            if wait and await self.transactions.commit():
+                await self._after_transaction()
+            return
         if wait:
             await self._flush()
         self._raise_send_error()
@@ -399,7 +432,13 @@ class SourceLoop:
             await asyncio.to_thread(self.task.commit)
 
     async def _commit_after_failure(self) -> None:
-        """Best effort after a failure: store what Kafka acknowledged, never mask the failure itself."""
+        """Best effort after a failure: store what Kafka acknowledged, never mask the failure itself.
+
+        Under exactly-once support nothing is stored: the open transaction is aborted instead.
+        """
+        if self.transactions is not None:
+            await self.transactions.abort(self.flush_timeout_s)
+            return
         try:
             await self._flush()
             await self._store_acknowledged()

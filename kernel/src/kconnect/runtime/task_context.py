@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kconnect.runtime.control import TaskControl
-from kconnect.task import ErrantRecordReporter, TopicPartition
+from kconnect.task import ErrantRecordReporter, TopicPartition, TransactionContext
 
 
 class ControlOffsetReader:
@@ -38,9 +38,15 @@ class ControlOffsetReader:
 class LoopSourceTaskContext:
     """The SourceTaskContext of a task run by the source loop."""
 
-    def __init__(self, configs: Mapping[str, str], reader: ControlOffsetReader) -> None:
+    def __init__(
+        self,
+        configs: Mapping[str, str],
+        reader: ControlOffsetReader,
+        transactions: TransactionContext | None = None,
+    ) -> None:
         self._configs = configs
         self._reader = reader
+        self._transactions = transactions
 
     @property
     def configs(self) -> Mapping[str, str]:
@@ -51,6 +57,11 @@ class LoopSourceTaskContext:
     def offset_storage_reader(self) -> ControlOffsetReader:
         """Reads this connector's committed source offsets."""
         return self._reader
+
+    @property
+    def transaction_context(self) -> TransactionContext | None:
+        """The task's transaction context under connector-defined transaction boundaries, else None."""
+        return self._transactions
 
 
 class LoopSinkTaskContext:

@@ -44,7 +44,10 @@ class KafkaBasedLog:
         *,
         client_id: str,
         what: str,
+        read_committed: bool = False,
     ) -> None:
+        """Read `topic` into `on_record`; with `read_committed`, only committed transactions' records
+        (the offsets topic under exactly-once source support, which tasks write in transactions)."""
         self.topic = topic
         self._what = what
         self._on_record = on_record
@@ -59,6 +62,8 @@ class KafkaBasedLog:
         consumer.update(
             group_id=None, client_id=client_id, auto_offset_reset="earliest", enable_auto_commit=False
         )
+        if read_committed:
+            consumer["isolation_level"] = "read_committed"
         self._producer_kwargs, self._consumer_kwargs = producer, consumer
         self._producer: AIOKafkaProducer | None = None
         self._consumer: AIOKafkaConsumer | None = None

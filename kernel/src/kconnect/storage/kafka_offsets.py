@@ -4,7 +4,9 @@ Keys are ``["<connector>",{source partition}]`` and values the offset's JSON, th
 JsonConverter writes (`kconnect.kafka.offset_records`), so kconnect and Java Kafka Connect read each other's
 offsets; a null value (tombstone) removes one. Reads first read the topic to the end, so they see
 every offset committed before them by any worker; writes return once the broker acknowledged
-every record (durable), and raise StoreError naming the topic otherwise.
+every record (durable), and raise StoreError naming the topic otherwise. With
+``exactly.once.source.support`` ``preparing`` or ``enabled`` the store reads ``read_committed``:
+source tasks then write their offsets in their own transactions (`kconnect.runtime.exactly_once`).
 
 Java looks an offset up by its key's exact bytes, and compaction keeps one record per exact key.
 A partition written with keys in another order (a Java map's order) is still found here, by its
@@ -22,6 +24,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kconnect.config.worker_keys import ExactlyOnceSourceSupport
 from kconnect.kafka.offset_records import (
     RecordFormatError,
     offset_key,
@@ -40,7 +43,12 @@ class KafkaOffsetBackingStore(KafkaBackedStore):
     """An OffsetBackingStore on the offsets topic, shared by every worker of the cluster."""
 
     def __init__(self, worker_props: Mapping[str, str], topic: InternalTopicConfig) -> None:
-        super().__init__(worker_props, topic, "source connector offsets", "connect-offsets")
+        # Under exactly-once source support (or while preparing it) tasks write offsets in
+        # transactions: an aborted or still open one must never be read as committed.
+        eos = ExactlyOnceSourceSupport.from_props(worker_props) is not ExactlyOnceSourceSupport.DISABLED
+        super().__init__(
+            worker_props, topic, "source connector offsets", "connect-offsets", read_committed=eos
+        )
         # connector -> canonical partition -> (the key's bytes as last read, offset)
         self._table: dict[str, dict[str, tuple[bytes, dict[str, Any]]]] = {}
         self._keys: dict[tuple[str, str], bytes] = {}  # every key ever read, tombstoned ones too

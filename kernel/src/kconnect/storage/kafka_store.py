@@ -29,11 +29,13 @@ class KafkaBackedStore(ABC):
         client_id: str,
         *,
         single_partition: bool = False,
+        read_committed: bool = False,
     ) -> None:
         """The store of `topic` (from the worker config); nothing connects until `start`.
 
         `purpose` says what the topic holds, in Kafka's words, in its error messages; `client_id`
-        names the log's clients; `single_partition` (the config topic) requires one partition.
+        names the log's clients; `single_partition` (the config topic) requires one partition;
+        `read_committed` reads only what committed transactions wrote.
         """
         self._worker_props = worker_props
         partitions = 1 if single_partition else topic.partitions
@@ -41,7 +43,12 @@ class KafkaBackedStore(ABC):
             topic.name, topic.key, purpose, partitions, topic.replication_factor, single_partition
         )
         self._log = KafkaBasedLog(
-            topic.name, worker_props, self._on_record, client_id=client_id, what=purpose
+            topic.name,
+            worker_props,
+            self._on_record,
+            client_id=client_id,
+            what=purpose,
+            read_committed=read_committed,
         )
 
     @property
