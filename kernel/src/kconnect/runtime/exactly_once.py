@@ -9,7 +9,7 @@ poll's records to `SourceTransactions.dispatch`:
 1. a transaction is opened before the first record of it is handed to the producer;
 2. each record handed over (or dropped by a transformation) adds its source offset to the
    transaction;
-3. at a boundary the offsets are written by the same producer to the offsets topic, in Kafka's
+3. at a boundary the offsets are written by the same producer to the worker's offsets topic, in Kafka's
    record format (`kconnect.kafka.offset_records`), and the transaction is committed: a
    ``read_committed`` consumer, and the worker's offset reads, see the records and their offsets
    together or not at all.
@@ -39,7 +39,6 @@ from enum import Enum
 from typing import Any
 
 from kconnect.config.connector_keys import (
-    OFFSETS_TOPIC_CONFIG,
     TRANSACTION_BOUNDARY_CONFIG,
     TRANSACTION_BOUNDARY_INTERVAL_CONFIG,
 )
@@ -88,8 +87,9 @@ class ExactlyOnceSource:
         group_id = (worker.get("group.id") or "").strip()
         if spec.kind != "source" or not group_id or not ExactlyOnceSourceSupport.from_props(worker).enabled:
             return None
-        topic = (connector.get(OFFSETS_TOPIC_CONFIG) or "").strip()
-        topic = topic or (worker.get("offset.storage.topic") or "").strip() or DEFAULT_OFFSETS_TOPIC
+        # The worker reads offsets from its own topic only, so a connector's offsets.storage.topic
+        # is not written to: its offsets would never be read back (docs/differences.md).
+        topic = (worker.get("offset.storage.topic") or "").strip() or DEFAULT_OFFSETS_TOPIC
         boundary = TransactionBoundary((connector.get(TRANSACTION_BOUNDARY_CONFIG) or "poll").strip().lower())
         interval = (connector.get(TRANSACTION_BOUNDARY_INTERVAL_CONFIG) or "").strip()
         interval = interval or worker.get("offset.flush.interval.ms", "60000")
