@@ -7,7 +7,8 @@ Importable (``KafkaBroker``, ``fetch_jars``, ``java_connect_classpath``, ``java_
     python scripts/kafka_broker.py run-java-connect worker.properties connector.properties [...]
 
 `KafkaBroker` can also open a SASL_PLAINTEXT listener with SCRAM users (``scram_users``, created by
-the storage format) and an SSL listener on a PEM key store (``tls``), for tests of secured clients.
+the storage format) and an SSL listener on a PEM key store (``tls``), for tests of secured clients,
+and run Kafka's StandardAuthorizer (``authorizer``) so a test can grant and deny with ``acls``.
 
 Kafka's jars come from Maven Central through ``mvn`` and are cached in
 ``$KCONNECT_CACHE/kafka-<version>/libs`` (default ``<repo>/.cache/kafka-<version>/libs``). The same
@@ -95,6 +96,12 @@ org.apache.kafka.common.security.scram.ScramLoginModule required;
 listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=\
 org.apache.kafka.common.security.scram.ScramLoginModule required;
 """
+_AUTHORIZER = """\
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+allow.everyone.if.no.acl.found=true
+super.users=User:ANONYMOUS
+"""
+_ACL_COMMAND = "org.apache.kafka.tools.AclCommand"
 _SSL_LISTENER = """\
 listener.name.ssl.ssl.keystore.type=PEM
 listener.name.ssl.ssl.keystore.location={keystore}
@@ -306,11 +313,16 @@ class KafkaBroker:
         initial_rebalance_delay_ms: int = 0,
         scram_users: Mapping[str, str] | None = None,
         tls: BrokerTls | None = None,
+        authorizer: bool = False,
     ) -> None:
         """`scram_users` (name: password) opens a SASL_PLAINTEXT listener with SCRAM-SHA-256 and
-        SCRAM-SHA-512 credentials for them; `tls` opens an SSL listener. Both are off by default."""
+        SCRAM-SHA-512 credentials for them; `tls` opens an SSL listener. Both are off by default.
+        `authorizer` runs Kafka's StandardAuthorizer: a resource without ACLs stays open to everyone,
+        the PLAINTEXT listener's ANONYMOUS principal is a super user (the broker's own requests and
+        `acls` use it), and ACLs added with `acls` bind the other listeners' users."""
         self.scram_users = dict(scram_users or {})
         self.tls = tls
+        self.authorizer = authorizer
         self.sasl_port = 0
         self.ssl_port = 0
         self._requested_port = port
@@ -422,6 +434,18 @@ class KafkaBroker:
         if self._proc is not None and self._proc.poll() is None:
             self._proc.send_signal(signal.SIGCONT)
 
+    def acls(self, *arguments: str) -> str:
+        """Run Kafka's ``kafka-acls`` tool on the PLAINTEXT listener (as the super user) with `arguments`,
+        e.g. ``("--add", "--deny-principal", "User:connect", "--operation", "Write", "--topic", "t")``;
+        returns its output, KafkaBrokerError if it fails. Needs ``authorizer``."""
+        if not self.authorizer:
+            raise KafkaBrokerError("this broker runs no authorizer (authorizer=False)")
+        command = self._java_command(_ACL_COMMAND, "--bootstrap-server", self.bootstrap_servers, *arguments)
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise KafkaBrokerError(f"kafka-acls {' '.join(arguments)} failed:\n{done.stdout}{done.stderr}")
+        return done.stdout
+
     def restart(self, timeout: float = 30.0) -> None:
         """Stop the broker process and start it again on the same ports and data folder."""
         self.thaw()
@@ -474,6 +498,8 @@ class KafkaBroker:
             security += _SSL_LISTENER.format(
                 keystore=self.tls.keystore, truststore=self.tls.truststore, client_auth=self.tls.client_auth
             )
+        if self.authorizer:
+            security += _AUTHORIZER
         return {
             "extra_listeners": listeners,
             "extra_advertised": listeners,

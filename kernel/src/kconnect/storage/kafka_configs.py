@@ -11,17 +11,25 @@ levels older than the start are dropped, as in Kafka).
 
 Kafka expects one writer of connector and task configs at a time (the leader); target states,
 restart requests, logger levels and the session key may be written by any worker.
+
+A write the broker refuses or does not acknowledge raises a StoreError with Kafka's text for it
+("Error writing connector configuration to Kafka", ...) and then the reason (the topic and the
+broker's error), which REST answers as a 500; Java's answer carries the text alone and logs the
+reason. The error keeps its class, so a write the broker did not answer stays retriable. This
+worker's snapshot changes only from what it reads back: a refused write changes nothing anywhere,
+and one that timed out shows on every worker if the broker takes it late (as in Kafka).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from kconnect.kafka.offset_records import RecordFormatError
 from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetState
-from kconnect.storage.base import ClusterConfigState
+from kconnect.storage.base import ClusterConfigState, StoreError
 from kconnect.storage.config_changes import ConfigChange
 from kconnect.storage.config_records import (
     commit_key,
@@ -94,48 +102,59 @@ class KafkaConfigBackingStore(KafkaBackedStore):
         if target is not None:
             records.append((target_state_key(connector), target_state_value(target)))
         records.append((connector_key(connector), config_value(config)))
-        await self._log.send_all(records)
-        await self._log.read_to_end()
+        async with _writing("Error writing connector configuration to Kafka"):
+            await self._log.send_all(records)
+            await self._log.read_to_end()
 
     async def remove_connector_config(self, connector: str) -> None:
         """Tombstone the connector's config and target state; its task configs are forgotten on read."""
-        await self._log.send_all([(connector_key(connector), None), (target_state_key(connector), None)])
-        await self._log.read_to_end()
+        async with _writing("Error removing connector configuration from Kafka"):
+            await self._log.send_all([(connector_key(connector), None), (target_state_key(connector), None)])
+            await self._log.read_to_end()
 
     async def put_target_state(self, connector: str, target: TargetState) -> None:
         """Write the connector's target state, then read back."""
-        await self._log.send(target_state_key(connector), target_state_value(target))
-        await self._log.read_to_end()
+        async with _writing("Error writing target state to Kafka"):
+            await self._log.send(target_state_key(connector), target_state_value(target))
+            await self._log.read_to_end()
 
     async def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
         """Write every task config, then the commit that makes them current (Kafka's order).
 
         Steps: read to the end; write ``task-<name>-<n>`` for each task; read to the end (so every
         task config is stored before the commit); write ``commit-<name>``; read to the end. An
-        empty list commits zero tasks.
+        empty list commits zero tasks. Task configs written without their commit are never current
+        (Kafka's readers ignore them), so a write that fails half-way changes nothing.
         """
-        await self._log.read_to_end()
-        if configs:
-            await self._log.send_all(
-                [(task_key(ConnectorTaskId(connector, n)), config_value(c)) for n, c in enumerate(configs)]
-            )
+        async with _writing("Error writing task configurations to Kafka"):
             await self._log.read_to_end()
-        await self._log.send(commit_key(connector), commit_value(len(configs)))
-        await self._log.read_to_end()
+            if configs:
+                await self._log.send_all(
+                    [
+                        (task_key(ConnectorTaskId(connector, n)), config_value(c))
+                        for n, c in enumerate(configs)
+                    ]
+                )
+                await self._log.read_to_end()
+            await self._log.send(commit_key(connector), commit_value(len(configs)))
+            await self._log.read_to_end()
 
     async def put_restart_request(self, request: RestartRequest) -> None:
         """Write a KIP-745 restart request; every worker's listener hears it when read."""
-        await self._log.send(restart_key(request.connector), restart_value(request))
+        async with _writing(f"Error writing {_java_text(request)} to Kafka"):
+            await self._log.send(restart_key(request.connector), restart_value(request))
 
     async def put_logger_level(self, namespace: str, level: str) -> None:
         """Write a cluster-wide logger level (KIP-976), then read back (this worker hears it too)."""
-        await self._log.send(logger_level_key(namespace), logger_level_value(level))
-        await self._log.read_to_end()
+        async with _writing("Error writing logger level to Kafka"):
+            await self._log.send(logger_level_key(namespace), logger_level_value(level))
+            await self._log.read_to_end()
 
     async def put_session_key(self, session_key: SessionKey) -> None:
         """Write a new session key (the leader does, for request signing), then read back."""
-        await self._log.send("session-key", session_key_value(session_key))
-        await self._log.read_to_end()
+        async with _writing("Error writing session key to Kafka"):
+            await self._log.send("session-key", session_key_value(session_key))
+            await self._log.read_to_end()
 
     def _on_record(self, record: Any) -> None:
         key = record.key.decode("utf-8", "replace") if record.key is not None else ""
@@ -151,3 +170,22 @@ class KafkaConfigBackingStore(KafkaBackedStore):
             return
         for update in updates:
             self._listener(update)
+
+
+@contextlib.asynccontextmanager
+async def _writing(kafka_text: str) -> AsyncIterator[None]:
+    """Re-raise a failed write's StoreError as Kafka's text for the write, the reason after it,
+    keeping its class (a StoreUnavailableError stays retriable)."""
+    try:
+        yield
+    except StoreError as exc:
+        raise type(exc)(f"{kafka_text}: {exc}") from exc
+
+
+def _java_text(request: RestartRequest) -> str:
+    """The request as Java's ``RestartRequest.toString`` writes it (Kafka's error text includes it)."""
+    only_failed, include_tasks = (str(flag).lower() for flag in (request.only_failed, request.include_tasks))
+    return (
+        f"RestartRequest{{connectorName='{request.connector}', "
+        f"onlyFailed={only_failed}, includeTasks={include_tasks}}}"
+    )

@@ -7,6 +7,10 @@ the end offsets and returns once the callback has seen everything before them: a
 store reflects every write acknowledged before the call, by any worker. Writes go through
 `send` (waits for the broker's acknowledgement, acks=all) or `send_nowait` (fire and forget,
 for statuses). Failures raise StoreError naming the topic.
+
+A fetch the broker refuses (the topic's Read denied by an ACL, say) does not end the reader: as
+Kafka's log does, it logs the error and fetches again (every `READ_RETRY_BACKOFF_S`) until the
+topic can be read; meanwhile `read_to_end` raises the error, and the store's last state stays.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ log = logging.getLogger(__name__)
 
 READ_WRITE_TIMEOUT_S = 30.0
 """How long a write or a read to the end may take (Kafka's READ_WRITE_TOTAL_TIMEOUT_MS)."""
+
+READ_RETRY_BACKOFF_S = 1.0
+"""How long the reader waits before it fetches again after the broker refused a fetch."""
 
 RecordCallback = Callable[[Any], None]
 """Called with each aiokafka ConsumerRecord (``key``/``value`` bytes or None, ``offset``), in order."""
@@ -70,7 +77,8 @@ class KafkaBasedLog:
         self._partitions: list[TopicPartition] = []
         self._reader: asyncio.Task[None] | None = None
         self._advanced = asyncio.Event()  # set (then replaced) after every fetch, and when reading stops
-        self._failure: BaseException | None = None
+        self._failure: BaseException | None = None  # why the reader stopped
+        self._fetch_error: BaseException | None = None  # why the last fetch failed (None if it worked)
         # Hands records to the producer one caller at a time (FIFO), so writes keep their call order.
         self._send_lock = asyncio.Lock()
         self._unacknowledged: set[asyncio.Future[None]] = set()  # `send_nowait` writes in flight
@@ -91,7 +99,7 @@ class KafkaBasedLog:
         # Clients are made here, on the running loop, so a store that never starts leaves none open.
         self._producer = producer = AIOKafkaProducer(**self._producer_kwargs)
         self._consumer = consumer = AIOKafkaConsumer(**self._consumer_kwargs)
-        self._failure = None
+        self._failure = self._fetch_error = None
         try:
             await producer.start()
             await consumer.start()
@@ -129,7 +137,14 @@ class KafkaBasedLog:
 
     async def _read(self, consumer: AIOKafkaConsumer) -> None:
         while True:
-            batches = await consumer.getmany(timeout_ms=500)
+            try:
+                batches = await consumer.getmany(timeout_ms=500)
+            except KafkaError as exc:
+                await self._fetch_failed(exc)
+                continue
+            if self._fetch_error is not None:
+                log.info("Reading topic %s (%s) again", self.topic, self._what)
+                self._fetch_error = None
             for records in batches.values():
                 for record in records:
                     try:
@@ -137,6 +152,15 @@ class KafkaBasedLog:
                     except Exception:  # one bad record must not stop the log, as in Kafka
                         log.exception("Unexpected error in the callback of topic %s", self.topic)
             self._signal()
+
+    async def _fetch_failed(self, exc: KafkaError) -> None:
+        if self._fetch_error is None:
+            log.error(
+                "Error reading topic %s (%s), fetching again until it works: %r", self.topic, self._what, exc
+            )
+        self._fetch_error = exc
+        self._signal()  # a `read_to_end` under way raises it instead of waiting out its timeout
+        await asyncio.sleep(READ_RETRY_BACKOFF_S)
 
     def _signal(self) -> None:
         advanced, self._advanced = self._advanced, asyncio.Event()
@@ -151,8 +175,8 @@ class KafkaBasedLog:
     async def read_to_end(self, timeout_s: float = READ_WRITE_TIMEOUT_S) -> None:
         """Return once every record written before this call was passed to `on_record`.
 
-        StoreError naming the topic if the end offsets cannot be read, the reader failed, or the
-        end is not reached within `timeout_s`.
+        StoreError naming the topic if the end offsets cannot be read, a fetch made meanwhile
+        failed, the reader stopped, or the end is not reached within `timeout_s`.
         """
         try:
             await asyncio.wait_for(self._wait_for_end(), timeout_s)
@@ -175,6 +199,8 @@ class KafkaBasedLog:
             if not behind:
                 return
             await self._advanced.wait()
+            if self._fetch_error is not None:  # a fetch made after the call began
+                raise self._error("reading", self._fetch_error)
 
     async def send(self, key: bytes | str, value: bytes | None) -> None:
         """Write one record and wait for the broker's acknowledgement; StoreError naming the topic."""
