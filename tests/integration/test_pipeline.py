@@ -1,4 +1,8 @@
-"""The file source -> Kafka -> file sink pipeline through real kconnect workers, real Kafka and real Spark."""
+"""The file source -> Kafka -> file sink pipeline through real kconnect workers, real Kafka and real Spark.
+
+A test that needs no worker of its own (no worker settings, connector files or restart of its own)
+runs on the session's shared worker (`rest_worker`), its connectors under names of its own.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from aiokafka import AIOKafkaConsumer
 from tests import private_net
 from tests import rest_expectations as rx
 from tests.harness import REPO_ROOT, kafka_broker_script
+from tests.integration.harness import Connectors, path_of, produce_records, wait_seconds
 from tests.worker_process import WorkerProcess, count_lines, free_port, venv_without, write_properties
 
 pytestmark = pytest.mark.integration
@@ -104,26 +109,25 @@ def test_kafka_sample_property_files_run_unchanged(request: pytest.FixtureReques
     assert [r.value for r in records][-1].endswith(b'"payload":"record 499 \xc3\xa9t\xc3\xa9 \\"quoted\\""}')
 
 
-def test_pause_stops_the_flow_and_resume_continues_it(
-    tmp_path: Path, start_worker: Any, unique_topic: str
-) -> None:
-    source, sink = tmp_path / "in.txt", tmp_path / "out.txt"
+def test_pause_stops_the_flow_and_resume_continues_it(connectors: Connectors) -> None:
+    worker = connectors.worker
+    source, sink = connectors.workdir / "in.txt", connectors.workdir / "out.txt"
     source.write_text(_lines(0, 1000), encoding="utf-8")
-    worker = start_worker(connector_files=_connector_files(tmp_path, unique_topic, source, sink))
+    file_source = connectors.name("file-source")
+    connectors.source(file_source, source)
+    connectors.sink(connectors.name("file-sink"), sink)
     worker.wait_for("the first 1000 lines", lambda: count_lines(sink) == 1000)
-    worker.wait_for_state("file-source", "RUNNING", tasks=1)
+    worker.wait_for_state(file_source, "RUNNING", tasks=1)
 
-    assert worker.request("PUT", "/connectors/file-source/pause").status_code == 202
-    worker.wait_for_state("file-source", "PAUSED", tasks=1)
+    assert worker.request("PUT", f"{path_of(file_source)}/pause").status_code == 202
+    worker.wait_for_state(file_source, "PAUSED", tasks=1)
     with source.open("a", encoding="utf-8") as f:
         f.write(_lines(1000, 2000))
-    import time
-
-    time.sleep(3)
+    wait_seconds(3)
     assert count_lines(sink) == 1000, "records flowed while the source connector was paused"
 
-    assert worker.request("PUT", "/connectors/file-source/resume").status_code == 202
-    worker.wait_for_state("file-source", "RUNNING", tasks=1)
+    assert worker.request("PUT", f"{path_of(file_source)}/resume").status_code == 202
+    worker.wait_for_state(file_source, "RUNNING", tasks=1)
     worker.wait_for("the lines written during the pause", lambda: count_lines(sink) == 2000)
     assert sink.read_bytes() == source.read_bytes()
 
@@ -246,36 +250,34 @@ def test_rest_answers_while_spark_is_still_starting(start_worker: Any) -> None:
 
 
 def test_json_converter_schema_content_reads_bare_payloads_in_a_sink(
-    tmp_path: Path, start_worker: Any, kafka_bootstrap: str, unique_topic: str
+    connectors: Connectors, kafka_bootstrap: str
 ) -> None:
     """KIP-1054: with ``schema.content`` the sink reads payloads that carry no envelope, with that schema."""
-    from tests.integration.harness import produce_records
-
     payloads = [b'{"id":%d,"name":"n%d","score":%d.5}' % (i, i, i) for i in range(50)]
-    asyncio.run(produce_records(kafka_bootstrap, unique_topic, [(p, []) for p in payloads]))
-    sink = tmp_path / "out.txt"
+    asyncio.run(produce_records(kafka_bootstrap, connectors.topic, [(p, []) for p in payloads]))
+    sink = connectors.workdir / "out.txt"
     schema = (
         '{"type":"struct","name":"com.example.Row","fields":[{"field":"id","type":"int32"},'
         '{"field":"name","type":"string"},{"field":"score","type":"double"},'
         '{"field":"note","type":"string","optional":true,"default":"none"}]}'
     )
-    connector = write_properties(
-        tmp_path / "sink.properties",
+    name = connectors.name("schema-content-sink")
+    connectors.create(
+        name,
         {
-            "name": "schema-content-sink",
             "connector.class": "FileStreamSink",
             "tasks.max": "1",
             "file": str(sink),
-            "topics": unique_topic,
+            "topics": connectors.topic,
             "key.converter": "org.apache.kafka.connect.storage.StringConverter",
             "value.converter": "org.apache.kafka.connect.json.JsonConverter",
             "value.converter.schemas.enable": "true",
             "value.converter.schema.content": schema,
         },
     )
-    worker = start_worker(connector_files=[connector])
+    worker = connectors.worker
     worker.wait_for("every record in the sink file", lambda: count_lines(sink) >= 50)
     lines = sink.read_text(encoding="utf-8").splitlines()
     assert lines[0] == "Struct{id=0,name=n0,score=0.5,note=none}"
     assert lines[49] == "Struct{id=49,name=n49,score=49.5,note=none}"
-    worker.wait_for_state("schema-content-sink", "RUNNING", tasks=1)
+    worker.wait_for_state(name, "RUNNING", tasks=1)
