@@ -360,7 +360,7 @@ class FlakySourceTask(SourceTask):
     """Sends ``0`` ... ``lines - 1`` to ``topic``, each with the source offset of the line after it,
     resuming from the committed offset. Each run appends its start time to the file `RUNS_FILE` names;
     the first `FAILING_RUNS` runs each send `PER_FAILING_RUN` lines, wait until the worker has
-    committed their offsets (two commits after the send) and then fail. A restart that resumes from
+    committed their offsets (a commit after the send) and then fail. A restart that resumes from
     the committed offsets therefore sends every line once."""
 
     PER_FAILING_RUN = 5
@@ -383,7 +383,7 @@ class FlakySourceTask(SourceTask):
     def poll(self) -> list[SourceRecord] | None:
         """The next lines; a failing run fails once its lines' offsets are committed."""
         if self._failing and self._sent >= self.PER_FAILING_RUN:
-            if self._commits_after_send >= 2:
+            if self._commits_after_send >= 1:
                 raise RuntimeError(f"Flaky run {self._run} fails on purpose after line {self._next - 1}")
             self._stopped.wait(IDLE_POLL_S)
             return None

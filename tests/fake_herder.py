@@ -16,6 +16,8 @@ from kconnect.executor import Placement, TaskHost
 from kconnect.herder.api import PutResult, WorkerHealth
 from kconnect.herder.loggers import Loggers
 from kconnect.model import (
+    AutoRestarts,
+    ConnectorAutoRestarts,
     ConnectorInfo,
     ConnectorOffset,
     ConnectorOffsets,
@@ -212,6 +214,13 @@ class FakeHerder:
         if c is None or task.task >= c.task_count:
             raise NotFoundError(f"No status found for task {task}")
         return self._status(task.connector).tasks[task.task]
+
+    async def auto_restarts(self, name: str) -> ConnectorAutoRestarts:
+        """Automatic restarts off; task 0 (if any) shows one made restart and its failure."""
+        c = self._get(name)
+        once = AutoRestarts(1, "boom", 1_700_000_000_000, None, False)
+        tasks = {i: once if i == 0 else AutoRestarts() for i in range(c.task_count)}
+        return ConnectorAutoRestarts(name, False, -1, 60_000, 3_600_000, AutoRestarts(), tasks)
 
     async def restart_task(self, task: ConnectorTaskId) -> None:
         c = self._get(task.connector)

@@ -202,6 +202,40 @@ class Message(msgspec.Struct):
     message: str
 
 
+class AutoRestartsState(msgspec.Struct):
+    """Where the automatic restarts of a connector's instance stand (kconnect extension); times: epoch ms."""
+
+    count: int
+    last_failure: str | None
+    last_failure_ms: int | None
+    next_attempt_ms: int | None
+    gave_up: bool
+
+
+class TaskAutoRestarts(msgspec.Struct):
+    """Where one task's automatic restarts stand (kconnect extension)."""
+
+    id: int
+    count: int
+    last_failure: str | None
+    last_failure_ms: int | None
+    next_attempt_ms: int | None
+    gave_up: bool
+
+
+class ConnectorAutoRestarts(msgspec.Struct):
+    """`GET /connectors/{name}/restarts` (kconnect extension): the ``auto.restart.*`` keys in effect and
+    where the automatic restarts of the connector's instance and of each task stand."""
+
+    name: str
+    enabled: bool
+    max_attempts: int
+    backoff_ms: int
+    backoff_max_ms: int
+    connector: AutoRestartsState
+    tasks: list[TaskAutoRestarts]
+
+
 class LoggerLevel(msgspec.Struct):
     """A logger's level; ``last_modified`` (epoch ms) is null until changed through REST."""
 
@@ -310,4 +344,21 @@ def connector_offsets(offsets: model.ConnectorOffsets) -> ConnectorOffsets:
             )
             for o in offsets.offsets
         ]
+    )
+
+
+def connector_auto_restarts(restarts: model.ConnectorAutoRestarts) -> ConnectorAutoRestarts:
+    """The herder's `ConnectorAutoRestarts` on the wire, tasks in id order."""
+    c = restarts.connector
+    return ConnectorAutoRestarts(
+        name=restarts.name,
+        enabled=restarts.enabled,
+        max_attempts=restarts.max_attempts,
+        backoff_ms=restarts.backoff_ms,
+        backoff_max_ms=restarts.backoff_max_ms,
+        connector=AutoRestartsState(c.count, c.last_failure, c.last_failure_ms, c.next_attempt_ms, c.gave_up),
+        tasks=[
+            TaskAutoRestarts(task, t.count, t.last_failure, t.last_failure_ms, t.next_attempt_ms, t.gave_up)
+            for task, t in sorted(restarts.tasks.items())
+        ],
     )

@@ -3,7 +3,8 @@
 A key here is a connector key Kafka Connect does not have. Validation checks one only when a
 config sets it (`extension_config_def`, merged like the executor's keys), so a config without
 them validates exactly as in Kafka. Each key's worker default is the worker property of the same
-name; each is a row in ``docs/differences.md``.
+name; each is a row in ``docs/differences.md``. The automatic restart keys (``auto.restart.*``,
+`kconnect.config.auto_restart_keys`) are validated the same way and have no worker default.
 
 ``task.stall.timeout.ms``: how long a RUNNING task may go without progress while it has work
 (a ``poll()``, ``put()`` or offset commit that has not returned) before its status, metrics and
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from .auto_restart_keys import auto_restart_config_def
 from .configdef import ConfigDef, ConfigException, ConfigType, Importance, Width
 
 STALL_GROUP: Final = "Stall Detection"
@@ -33,6 +35,10 @@ TASK_STALL_TIMEOUT_DOC: Final = (
 
 def extension_config_def() -> ConfigDef:
     """kconnect's own connector keys; `ConnectorValidator` checks those a config sets."""
+    return _stall_config_def().merge(auto_restart_config_def())
+
+
+def _stall_config_def() -> ConfigDef:
     return ConfigDef().define(
         TASK_STALL_TIMEOUT_CONFIG,
         type=ConfigType.LONG,

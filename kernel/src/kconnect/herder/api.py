@@ -16,6 +16,7 @@ from kconnect.cluster import ClusterView
 from kconnect.executor import Placement
 from kconnect.herder.loggers import Loggers
 from kconnect.model import (
+    ConnectorAutoRestarts,
     ConnectorInfo,
     ConnectorOffset,
     ConnectorOffsets,
@@ -107,6 +108,11 @@ class Herder(Protocol):
 
     async def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
         """Observed state of one task; NotFoundError if unknown."""
+        ...
+
+    async def auto_restarts(self, name: str) -> ConnectorAutoRestarts:
+        """The connector's automatic restart keys and where the automatic restarts of its instance and
+        tasks stand (a kconnect extension, ``GET /connectors/{name}/restarts``); NotFoundError if unknown."""
         ...
 
     async def restart_task(self, task: ConnectorTaskId) -> None:

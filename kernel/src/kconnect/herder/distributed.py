@@ -187,6 +187,7 @@ class DistributedHerder(HerderFrontDoor):
             return
         self._started = False
         self._leadership.close()
+        self.restarts.close()
         await self._owner.call(lambda: self._owner.command(ev.ShutdownRequested()))
         await self._connectors.stop_all()
         await self._routed.close()

@@ -16,7 +16,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect.cluster import ClusterView
+from kconnect.config.auto_restart_keys import AutoRestartPolicy
 from kconnect.config.extension_keys import extension_config_def
+from kconnect.config.worker_keys import ExactlyOnceSourceSupport
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
 from kconnect.herder import events as ev
@@ -29,10 +31,19 @@ from kconnect.herder.listener import HerderTaskListener
 from kconnect.herder.loggers import Loggers
 from kconnect.herder.offsets import ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE, Owner
+from kconnect.herder.restart_scheduler import RestartScheduler
 from kconnect.herder.state import ConnectorRecord, HerderState
 from kconnect.herder.validation import ConnectorValidator
 from kconnect.kafka.clients import sink_group_id
-from kconnect.model import ConnectorInfo, ConnectorOffsets, ConnectorType, TargetState, TaskInfo
+from kconnect.model import (
+    AutoRestarts,
+    ConnectorAutoRestarts,
+    ConnectorInfo,
+    ConnectorOffsets,
+    ConnectorType,
+    TargetState,
+    TaskInfo,
+)
 from kconnect.plugin_host import PluginHost
 from kconnect.storage import ConfigBackingStore, OffsetBackingStore, StatusBackingStore
 from kconnect.worker_config import WorkerConfig
@@ -55,7 +66,10 @@ class HerderFrontDoor:
         admin: Callable[[Mapping[str, str]], KafkaAdmin],
         request_timeout_s: float = REQUEST_TIMEOUT_S,
         initial: HerderState | None = None,
+        exactly_once: ExactlyOnceSourceSupport | None = None,
     ) -> None:
+        """`exactly_once`: a distributed worker's ``exactly.once.source.support``, which validation
+        checks source configs against; None in standalone mode, which does not check them (Kafka)."""
         self.worker_id = worker_config.worker_id
         self._worker_config = worker_config
         self._executor = executor
@@ -72,6 +86,7 @@ class HerderFrontDoor:
             worker_config.props,
             executor.connector_config_def().merge(extension_config_def()),
             self._transformer,
+            exactly_once,
         )
         self._connectors = ConnectorInstances(
             plugins,
@@ -81,8 +96,17 @@ class HerderFrontDoor:
         )
         self.loggers = Loggers()
         """This worker's logger levels (`/admin/loggers`; cluster-wide levels read in distributed mode)."""
+        self.restarts = RestartScheduler(status_store, self._config_of, lambda event: self._owner.post(event))
+        """Automatic restarts (docs/reliability.md); `schedule_restart` asks for one for any reason."""
         effects = EffectRunner(
-            worker_config, plugins, executor, self._connectors, config_store, status_store, self.loggers
+            worker_config,
+            plugins,
+            executor,
+            self._connectors,
+            config_store,
+            status_store,
+            self.loggers,
+            on_status=lambda instance, status: self.restarts.on_status(instance, status.state, status.trace),
         )
         self._owner = Owner(initial or HerderState(self.worker_id), effects.run, request_timeout_s)
         self._listener = HerderTaskListener(
@@ -141,6 +165,10 @@ class HerderFrontDoor:
         except asyncio.TimeoutError:
             raise RequestTimeoutError(TIMEOUT_MESSAGE) from None
 
+    def _config_of(self, name: str) -> Mapping[str, str] | None:
+        record = self._state.connectors.get(name)
+        return None if record is None else record.config
+
     def _record(self, name: str, message: str | None = None) -> ConnectorRecord:
         record = self._state.connectors.get(name)
         if record is None:
@@ -173,6 +201,24 @@ class HerderFrontDoor:
         """Ids and configs of the connector's tasks."""
         await self._until_loaded()
         return views.task_infos(self._record(name))
+
+    async def auto_restarts(self, name: str) -> ConnectorAutoRestarts:
+        """Where the connector's automatic restarts stand, whoever runs its instances (status store)."""
+        await self._until_loaded()
+        return self._auto_restarts(self._record(name))
+
+    def _auto_restarts(self, record: ConnectorRecord) -> ConnectorAutoRestarts:
+        policy = AutoRestartPolicy.of(record.config)
+        none = AutoRestarts()
+        return ConnectorAutoRestarts(
+            record.name,
+            policy.enabled,
+            policy.max_attempts,
+            policy.backoff_ms,
+            policy.backoff_max_ms,
+            self.restarts.get(record.name) or none,
+            {task.task: self.restarts.get(task) or none for task in record.task_ids()},
+        )
 
     def cluster_view(self) -> ClusterView:
         """A read-only snapshot for REST extensions."""

@@ -89,6 +89,7 @@ class StandaloneHerder(HerderFrontDoor):
         if not self._started:
             return
         self._started = False
+        self.restarts.close()
         await self._owner.call(lambda: self._owner.command(ev.ShutdownRequested()))
         await self._connectors.stop_all()
         await self._executor.stop()

@@ -5,6 +5,7 @@ from kconnect_rest.controllers.connectors import ConnectorsController
 from kconnect_rest.controllers.lifecycle import LifecycleController
 from kconnect_rest.controllers.loggers import LoggersController
 from kconnect_rest.controllers.offsets import OffsetsController
+from kconnect_rest.controllers.restarts import RestartsController
 from kconnect_rest.controllers.root import RootController
 from kconnect_rest.controllers.topics import TopicsController
 
@@ -14,6 +15,7 @@ CONTROLLERS = (
     LifecycleController,
     OffsetsController,
     TopicsController,
+    RestartsController,
     ConnectorPluginsController,
     LoggersController,
 )
@@ -26,6 +28,7 @@ __all__ = [
     "LifecycleController",
     "LoggersController",
     "OffsetsController",
+    "RestartsController",
     "RootController",
     "TopicsController",
 ]
