@@ -16,8 +16,10 @@ the test broker, answer the same calls, compared call by call:
 
 The test connector is ``tests/java_oracle/ExactlyOnceAnswers.java`` on the Java side and
 ``tests.connectors.ExactlyOnceAnswers`` on ours: both answer from the config's ``answer.*`` keys.
-One difference is expected and documented (docs/differences.md): kconnect refuses a non-empty
-``offsets.storage.topic`` (no per-connector offsets topic yet), which Java accepts.
+The differences expected, each documented: kconnect refuses a non-empty ``offsets.storage.topic``
+in distributed mode (no per-connector offsets topic yet; docs/differences.md), its converters carry
+their own plugin versions, and create's 400 message names the connector's validate endpoint where
+Kafka prints a literal ``{connectorType}`` (docs/rest.md).
 """
 
 from __future__ import annotations
