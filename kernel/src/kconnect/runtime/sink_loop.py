@@ -107,6 +107,10 @@ def _load_task(host: PluginHost, spec: TaskSpec) -> SinkTask:
     return cls()
 
 
+def _records(count: int) -> str:
+    return f"{count} record" if count == 1 else f"{count} records"
+
+
 def _ours(partitions: Iterable[KafkaTopicPartition]) -> set[TopicPartition]:
     return {TopicPartition(tp.topic, tp.partition) for tp in partitions}
 
@@ -354,12 +358,12 @@ class SinkLoop:
         count = len(batch.records)
         try:
             with self.stalls.marking(
-                f"put() of {count} records has not returned" if count else "put() has not returned"
+                f"put() of {_records(count)} has not returned" if count else "put() has not returned"
             ):
                 await asyncio.to_thread(self.task.put, batch.records)
         except RetriableError:
             if self._refused_mark is None and count:
-                what = f"put() has not accepted {count} records (it raised RetriableError)"
+                what = f"put() has not accepted {_records(count)} (it raised RetriableError)"
                 self._refused_mark = self.stalls.watch.begin(what, since=started)
             delay_ms = self.context.timeout_ms or DEFAULT_RETRY_MS
             log.warning(
