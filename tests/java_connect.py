@@ -1,8 +1,8 @@
-"""A Java Kafka Connect 4.3.1 distributed worker for tests that compare kconnect with Java, call by call.
+"""A Java Kafka Connect 4.3.1 worker for tests that compare kconnect with Java, call by call.
 
 `compile_java` builds test classes (``tests/java_oracle/*.java``) against Kafka's cached jars;
-`JavaConnectWorker` runs ``ConnectDistributed`` with them on its classpath (Connect finds plugins on
-the classpath too), its log in a file, and answers REST calls through ``httpx``.
+`JavaConnectWorker` runs ``ConnectDistributed`` (or ``ConnectStandalone``) with them on its classpath
+(Connect finds plugins on the classpath too), its log in a file, and answers REST calls through ``httpx``.
 """
 
 from __future__ import annotations
@@ -31,10 +31,13 @@ def compile_java(build: Path, *sources: Path) -> Path:
 
 
 class JavaConnectWorker:
-    """One Java ``ConnectDistributed`` worker with `props` (its listener added), and `classes` on its
-    classpath; its INFO log goes to ``java-<port>.log`` in `folder`."""
+    """One Java Connect worker with `props` (its listener added), and `classes` on its classpath:
+    ``ConnectDistributed``, or ``ConnectStandalone`` (without connector files) when `standalone`;
+    its INFO log goes to ``java-<port>.log`` in `folder`."""
 
-    def __init__(self, folder: Path, props: Mapping[str, str], classes: Path | None = None) -> None:
+    def __init__(
+        self, folder: Path, props: Mapping[str, str], classes: Path | None = None, standalone: bool = False
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = folder / f"java-{self.port}.log"
@@ -42,7 +45,8 @@ class JavaConnectWorker:
             folder / f"java-{self.port}.properties", {**props, "listeners": self.url}
         )
         self.command = kafka_broker_script.java_connect_command(worker_file, log_level="INFO")
-        self.command[self.command.index(kafka_broker_script._CONNECT_STANDALONE)] = CONNECT_DISTRIBUTED
+        if not standalone:
+            self.command[self.command.index(kafka_broker_script._CONNECT_STANDALONE)] = CONNECT_DISTRIBUTED
         if classes is not None:
             where = self.command.index("-cp") + 1
             self.command[where] = f"{classes}:{self.command[where]}"
@@ -55,7 +59,7 @@ class JavaConnectWorker:
         return self
 
     def wait_ready(self, timeout: float = 180.0) -> None:
-        """Wait until ``GET /connectors`` answers 200 (the herder has joined its group)."""
+        """Wait until ``GET /connectors`` answers 200 (a distributed herder has joined its group)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.process is not None and self.process.poll() is None, (

@@ -2,7 +2,8 @@
 
 For each worker ``exactly.once.source.support`` (disabled, preparing, enabled) one Java 4.3.1
 ``ConnectDistributed`` worker and one ``kconnect distributed`` worker, each in a group of its own on
-the test broker, answer the same calls, compared call by call:
+the test broker, answer the same calls, compared call by call; then a Java ``ConnectStandalone`` and
+a ``kconnect standalone`` worker answer them too (standalone mode reads no exactly-once key):
 
 * ``PUT /connector-plugins/{plugin}/config/validate`` for every combination of ``exactly.once.support``
   (unset, requested, required, invalid) x the connector's ``exactly_once_support()`` answer
@@ -41,6 +42,8 @@ from tests.worker_process import WorkerProcess
 pytestmark = pytest.mark.integration
 
 PLUGIN = "kconnect.test.ExactlyOnceAnswers"
+#: The parameter that runs both workers in standalone mode, which checks none of the keys (as Kafka's).
+STANDALONE = "standalone"
 EOS, BOUNDARY, INTERVAL, OFFSETS = (
     "exactly.once.support",
     "transaction.boundary",
@@ -129,9 +132,10 @@ def summary(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def expected_of_kconnect(java: dict[str, Any], config: dict[str, str]) -> dict[str, Any]:
-    """Java's summary with kconnect's one documented difference: a set ``offsets.storage.topic``."""
-    if not config.get(OFFSETS, "").strip() or OFFSETS in java["errors"]:
+def expected_of_kconnect(java: dict[str, Any], config: dict[str, str], standalone: bool) -> dict[str, Any]:
+    """Java's summary with kconnect's one documented difference: a set ``offsets.storage.topic``
+    (distributed mode; standalone mode ignores it, as Kafka's)."""
+    if standalone or not config.get(OFFSETS, "").strip() or OFFSETS in java["errors"]:
         return java
     errors = {**java["errors"], OFFSETS: [NO_OFFSETS_TOPIC]}
     return {**java, "error_count": java["error_count"] + 1, "errors": errors}
@@ -161,19 +165,36 @@ def group_props(bootstrap: str, stem: str, level: str) -> dict[str, str]:
     }
 
 
+def standalone_props(bootstrap: str, folder: Path, stem: str) -> dict[str, str]:
+    """A standalone worker with its offsets file in `folder`."""
+    return {
+        "bootstrap.servers": bootstrap,
+        "offset.storage.file.filename": str(folder / f"{stem}.offsets"),
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+    }
+
+
 @pytest.fixture
 def workers(
     request: pytest.FixtureRequest, tmp_path: Path, kafka_bootstrap: str, java_classes: Path
 ) -> Iterator[tuple[JavaConnectWorker, WorkerProcess]]:
-    """A Java and a kconnect distributed worker at the level the test is parametrized with, both ready."""
+    """A Java and a kconnect worker, both ready: distributed at the worker level the test is
+    parametrized with, or both standalone (``standalone``)."""
     level: str = request.param
-    java = JavaConnectWorker(tmp_path, group_props(kafka_bootstrap, "java-eos", level), java_classes)
+    standalone = level == STANDALONE
+    if standalone:
+        theirs, ours_props = (standalone_props(kafka_bootstrap, tmp_path, s) for s in ("java", "kconnect"))
+    else:
+        theirs = group_props(kafka_bootstrap, "java-eos", level)
+        ours_props = group_props(kafka_bootstrap, "kconnect-eos", level)
+    java = JavaConnectWorker(tmp_path, theirs, java_classes, standalone=standalone)
     env = plugin_env(install_connectors(tmp_path / "plugins"))
     ours = WorkerProcess(
         tmp_path,
-        {**group_props(kafka_bootstrap, "kconnect-eos", level), "spark.master": "local[1]"},
+        {**ours_props, "spark.master": "local[1]"},
         env=env,
-        mode="distributed",
+        mode="standalone" if standalone else "distributed",
     )
     java.start()
     try:
@@ -208,11 +229,12 @@ def _create(worker: JavaConnectWorker | WorkerProcess, config: dict[str, str]) -
     return response.status_code, {**body, "message": message}
 
 
-@pytest.mark.parametrize("workers", ["disabled", "preparing", "enabled"], indirect=True)
+@pytest.mark.parametrize("workers", ["disabled", "preparing", "enabled", STANDALONE], indirect=True)
 def test_validate_and_create_answer_the_exactly_once_keys_as_java_4_3_1(
     workers: tuple[JavaConnectWorker, WorkerProcess],
 ) -> None:
     java, ours = workers
+    standalone = ours.mode == STANDALONE
     configs = [_config(row, "eos") for row in MATRIX]
     with ThreadPoolExecutor(IN_FLIGHT) as calls:
         theirs = list(calls.map(lambda config: _validate(java, config), configs))
@@ -220,7 +242,7 @@ def test_validate_and_create_answer_the_exactly_once_keys_as_java_4_3_1(
     mismatches = [
         (row, java_answer, answer)
         for row, config, java_answer, answer in zip(MATRIX, configs, theirs, answers, strict=True)
-        if answer != expected_of_kconnect(java_answer, config)
+        if answer != expected_of_kconnect(java_answer, config, standalone)
     ]
     assert not mismatches, "\n\n".join(f"{row}\n java: {j}\n ours: {o}" for row, j, o in mismatches)
     for index, row in enumerate(CREATED):
