@@ -30,6 +30,8 @@ from kconnect_schema_registry.json_schema.converter import JsonSchemaConverter
 from kconnect_schema_registry.json_schema.from_connect import schema_text
 from kconnect_schema_registry.json_schema.options import JsonSchemaDataOptions
 
+from tests.integration.harness import Connectors
+
 pytestmark = pytest.mark.integration
 
 B = SchemaBuilder
@@ -254,15 +256,15 @@ def test_a_schema_evolves_and_records_of_both_versions_read_with_their_own_schem
 def test_a_sink_reads_what_confluent_kafkas_serializer_produced_through_a_worker(
     schema_registry: Any,
     registry: SchemaRegistryClient,
-    start_worker: Any,
+    connectors: Connectors,
     kafka_bootstrap: str,
-    tmp_path: Any,
 ) -> None:
-    """End to end: confluent-kafka's JSONSerializer -> Kafka -> kconnect worker -> FileStreamSink."""
+    """End to end: confluent-kafka's JSONSerializer -> Kafka -> kconnect worker -> FileStreamSink (the
+    session's shared worker, `rest_worker`)."""
     import asyncio
 
     from tests.integration.harness import produce_records
-    from tests.worker_process import count_lines, write_properties
+    from tests.worker_process import count_lines
 
     name = topic()
     record = RECORD
@@ -272,11 +274,10 @@ def test_a_sink_reads_what_confluent_kafkas_serializer_produced_through_a_worker
     context = SerializationContext(name, MessageField.VALUE)
     rows = [{**RECORD_JSON, "id": i, "name": f"n{i}" if i % 2 else None} for i in range(20)]
     asyncio.run(produce_records(kafka_bootstrap, name, [(serializer(row, context), []) for row in rows]))
-    sink = tmp_path / "out.txt"
-    connector = write_properties(
-        tmp_path / "sink.properties",
+    sink = connectors.workdir / "out.txt"
+    connectors.create(
+        connectors.name("json-schema-sink"),
         {
-            "name": "json-schema-sink",
             "connector.class": "FileStreamSink",
             "tasks.max": "1",
             "file": str(sink),
@@ -286,7 +287,7 @@ def test_a_sink_reads_what_confluent_kafkas_serializer_produced_through_a_worker
             "value.converter.schema.registry.url": schema_registry.url,
         },
     )
-    worker = start_worker(connector_files=[connector])
+    worker = connectors.worker
     worker.wait_for("every record in the sink file", lambda: count_lines(sink) >= 20)
     lines = sink.read_text(encoding="utf-8").splitlines()
     assert lines[0] == (
