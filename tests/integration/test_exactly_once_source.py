@@ -24,16 +24,21 @@ With ``disabled`` the test checks that nothing is lost and prints the duplicates
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.errors import KafkaError
 from aiokafka.structs import TopicPartition
+from kconnect.kafka.fencing import fence_producers
 
 from tests.integration.harness import lines
 from tests.integration.test_distributed import create_topic, group_props, wait_healthy
@@ -44,6 +49,8 @@ pytestmark = pytest.mark.integration
 LINES = int(os.environ.get("KCONNECT_EOS_LINES", "60000"))
 SUPPORT = os.environ.get("KCONNECT_EOS_SUPPORT", "enabled")
 KILLS = 5
+#: How long the broker stays frozen: past the group's session timeout (6 s).
+FREEZE_S = 10.0
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 
 
@@ -64,13 +71,12 @@ def written(bootstrap: str, topic: str) -> int:
 
 async def _read_committed(bootstrap: str, topic: str, expected: int, timeout_s: float) -> Counter[str]:
     """Every value of `topic` a ``read_committed`` consumer sees, counted; reads until `expected`
-    values arrived and nothing more comes for a few seconds, or `timeout_s` passed."""
+    distinct values arrived and nothing more came for a few seconds, or `timeout_s` passed."""
     consumer = AIOKafkaConsumer(
         topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", isolation_level="read_committed"
     )
     await consumer.start()
     seen: Counter[str] = Counter()
-    total = 0
     deadline = time.monotonic() + timeout_s
     quiet_since = time.monotonic()
     try:
@@ -79,9 +85,8 @@ async def _read_committed(bootstrap: str, topic: str, expected: int, timeout_s: 
             got = [m.value.decode() for part in batch.values() for m in part]
             if got:
                 seen.update(got)
-                total += len(got)
                 quiet_since = time.monotonic()
-            elif total >= expected and time.monotonic() - quiet_since > 3:
+            elif len(seen) >= expected and time.monotonic() - quiet_since > 3:
                 break
         return seen
     finally:
@@ -114,14 +119,61 @@ def running_on(worker: WorkerProcess, workers: list[WorkerProcess]) -> WorkerPro
     return next((w for w in workers if tasks[0]["worker_id"] == f"127.0.0.1:{w.port}"), None)
 
 
-@pytest.mark.timeout(900)
-def test_five_sigkills_of_the_worker_mid_copy_deliver_every_line_exactly_once(
-    tmp_path: Path, kafka_bootstrap: str, orphans: list[int]
-) -> None:
-    """Two workers; each kill hits the one running the task, the other takes it over, and a new
-    worker joins in place of the dead one."""
+@dataclass
+class Copy:
+    """A group of distributed workers copying a file of numbered lines to a one-partition topic."""
+
+    bootstrap: str
+    props: dict[str, str]
+    topic: str
+    workers: list[WorkerProcess]
+    workdir: Path
+
+    def written(self) -> int:
+        """The topic's end offset so far."""
+        return written(self.bootstrap, self.topic)
+
+    def add_worker(self) -> WorkerProcess:
+        """Start one more worker of the group (REST up; it joins the group on its own)."""
+        worker = WorkerProcess(self.workdir, self.props, mode="distributed").start()
+        self.workers.append(worker)
+        return worker
+
+    def wait_running(
+        self, what: str, asker: WorkerProcess, mark: int = 0, timeout: float = 240
+    ) -> WorkerProcess:
+        """Wait until `asker` reports ``copy-0`` RUNNING and the topic holds `mark` records; return
+        the worker running it."""
+        asker.wait_for(
+            what, lambda: self.written() >= mark and running_on(asker, self.workers) is not None, timeout
+        )
+        running = running_on(asker, self.workers)
+        assert running is not None
+        return running
+
+    def check_exactly_once(self, count: int) -> None:
+        """A read_committed consumer sees ``line 0`` ... ``line <count-1>``: each once under EOS, at
+        least once without it (the duplicates are printed)."""
+        seen = read_committed(self.bootstrap, self.topic, count)
+        expected = {f"line {i}" for i in range(count)}
+        missing = expected - set(seen)
+        duplicates = sum(n - 1 for n in seen.values())
+        print(
+            f"\nexactly.once.source.support={SUPPORT}: {count} lines: {sum(seen.values())} records "
+            f"read_committed, {duplicates} duplicates, {len(missing)} missing"
+        )
+        assert not missing, f"{len(missing)} lines lost, e.g. {sorted(missing)[:5]}"
+        assert set(seen) == expected, sorted(set(seen) - expected)[:5]
+        if SUPPORT == "enabled":
+            assert duplicates == 0, f"{duplicates} duplicates: {[v for v, n in seen.items() if n > 1][:5]}"
+
+
+@contextlib.contextmanager
+def copying(tmp_path: Path, bootstrap: str, count: int, workers: int = 2) -> Iterator[Copy]:
+    """`workers` workers of a fresh group with exactly-once support (`SUPPORT`), copying `count`
+    lines with FileStreamSource (one task, 500 lines a poll: one transaction each); stopped on exit."""
     props = group_props(
-        kafka_bootstrap,
+        bootstrap,
         "kconnect-eos",
         **{
             "exactly.once.source.support": SUPPORT,
@@ -133,9 +185,9 @@ def test_five_sigkills_of_the_worker_mid_copy_deliver_every_line_exactly_once(
         },
     )
     topic = f"{props['group.id']}-lines"
-    create_topic(kafka_bootstrap, topic, 1)
+    create_topic(bootstrap, topic, 1)
     source = tmp_path / "lines.txt"
-    source.write_text(lines(0, LINES), encoding="utf-8")
+    source.write_text(lines(0, count), encoding="utf-8")
     config = {
         "connector.class": "FileStreamSource",
         "file": str(source),
@@ -143,43 +195,114 @@ def test_five_sigkills_of_the_worker_mid_copy_deliver_every_line_exactly_once(
         "tasks.max": "1",
         "batch.size": "500",
     }
-    workers = [WorkerProcess(tmp_path, props, mode="distributed").start() for _ in range(2)]
+    copy = Copy(bootstrap, props, topic, [], tmp_path)
     try:
-        wait_healthy(workers)
-        response = workers[0].request("PUT", "/connectors/copy/config", config)
+        for _ in range(workers):
+            copy.add_worker()
+        wait_healthy(copy.workers)
+        response = copy.workers[0].request("PUT", "/connectors/copy/config", config)
         assert response.status_code == 201, response.text
+        yield copy
+    finally:
+        for worker in copy.workers:
+            worker.interrupt()
+        for worker in copy.workers:
+            worker.stop()
+
+
+@pytest.mark.timeout(900)
+def test_five_sigkills_of_the_worker_mid_copy_deliver_every_line_exactly_once(
+    tmp_path: Path, kafka_bootstrap: str, orphans: list[int]
+) -> None:
+    """Two workers; each kill hits the one running the task, the other takes it over, and a new
+    worker joins in place of the dead one."""
+    with copying(tmp_path, kafka_bootstrap, LINES) as copy:
         for kill in range(1, KILLS + 1):
-            mark = LINES * kill // (KILLS + 1)
-            asker = workers[-1]
-            asker.wait_for(
-                f"{mark} records written by a running task before kill {kill}",
-                lambda mark=mark, asker=asker: (
-                    written(kafka_bootstrap, topic) >= mark and running_on(asker, workers) is not None
-                ),
-                240,
+            asker = copy.workers[-1]
+            victim = copy.wait_running(
+                f"records written before kill {kill}", asker, LINES * kill // (KILLS + 1)
             )
-            victim = running_on(asker, workers)
-            assert victim is not None and victim.process is not None
+            assert victim.process is not None
             orphans.extend(descendants(victim.process.pid))
             victim.process.send_signal(signal.SIGKILL)
             victim.process.wait()
-            workers.remove(victim)
-            workers.append(WorkerProcess(tmp_path, props, mode="distributed").start())
-        seen = read_committed(kafka_bootstrap, topic, LINES)
-    finally:
-        for worker in workers:
-            worker.interrupt()
-        for worker in workers:
-            worker.stop()
+            copy.workers.remove(victim)
+            copy.add_worker()
+        copy.check_exactly_once(LINES)
 
-    expected = {f"line {i}" for i in range(LINES)}
-    missing = expected - set(seen)
-    duplicates = sum(count - 1 for count in seen.values())
-    print(
-        f"\nexactly.once.source.support={SUPPORT}: {LINES} lines, {KILLS} SIGKILLs: "
-        f"{sum(seen.values())} records read_committed, {duplicates} duplicates, {len(missing)} missing"
+
+def signal_tree(worker: WorkerProcess, signum: int) -> None:
+    """Send `signum` to the worker and every process it started (its Spark JVM and Python workers)."""
+    assert worker.process is not None
+    for pid in [worker.process.pid, *descendants(worker.process.pid)]:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signum)
+
+
+@pytest.mark.timeout(600)
+def test_a_zombie_thawed_after_its_task_moved_cannot_write(tmp_path: Path, kafka_bootstrap: str) -> None:
+    """The worker running the task (and its Spark processes) is frozen with SIGSTOP mid-copy, past
+    the session timeout; the other worker takes the task over and writes. Thawed, the zombie's task
+    carries on where it stopped, but its producer was fenced by its successor's: nothing it sends
+    after that is ever visible, so every line is still read exactly once."""
+    count = 40_000
+    with copying(tmp_path, kafka_bootstrap, count) as copy:
+        zombie = copy.wait_running("the copy under way", copy.workers[0], count // 4)
+        survivor = next(w for w in copy.workers if w is not zombie)
+        signal_tree(zombie, signal.SIGSTOP)
+        try:
+            frozen_at = copy.written()
+            survivor.wait_for(
+                "the task RUNNING on the survivor, writing",
+                lambda: running_on(survivor, copy.workers) is survivor and copy.written() > frozen_at,
+                120,
+            )
+        finally:
+            signal_tree(zombie, signal.SIGCONT)
+        copy.check_exactly_once(count)
+
+
+@pytest.mark.timeout(600)
+def test_a_broker_frozen_mid_transaction_loses_and_duplicates_nothing(
+    tmp_path: Path, kafka_bootstrap: str, kafka_broker: Any
+) -> None:
+    """The broker is frozen with SIGSTOP (a long GC pause, a partition) for longer than the group's
+    session timeout while a transaction is open, then thawed: every line is read exactly once."""
+    count = 40_000
+    with copying(tmp_path, kafka_bootstrap, count, workers=1) as copy:
+        copy.wait_running("the copy under way", copy.workers[0], count // 4)
+        kafka_broker.freeze()
+        try:
+            time.sleep(FREEZE_S)  # the freeze itself is what is tested: nothing to poll for
+        finally:
+            kafka_broker.thaw()
+        copy.check_exactly_once(count)
+
+
+def test_fencing_a_transactional_id_aborts_its_open_transaction_and_stops_its_producer(
+    kafka_bootstrap: str, unique_topic: str
+) -> None:
+    """What the leader does to a source connector's previous task generation (`fence_producers`,
+    Kafka's Admin.fenceProducers): the zombie's open transaction is aborted, and its commit fails."""
+    create_topic(kafka_bootstrap, unique_topic, 1)
+
+    async def run() -> BaseException | None:
+        zombie = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap, transactional_id=f"{unique_topic}-c-0")
+        await zombie.start()
+        try:
+            await zombie.begin_transaction()
+            await (await zombie.send(unique_topic, b"from the zombie"))
+            await fence_producers({"bootstrap.servers": kafka_bootstrap}, [f"{unique_topic}-c-0"])
+            try:
+                await zombie.commit_transaction()
+            except KafkaError as exc:
+                return exc
+            return None
+        finally:
+            await zombie.stop()
+
+    refused = asyncio.run(run())
+    assert refused is not None and type(refused).__name__ in ("ProducerFenced", "InvalidProducerEpoch"), (
+        refused
     )
-    assert not missing, f"{len(missing)} lines lost, e.g. {sorted(missing)[:5]}"
-    assert set(seen) == expected
-    if SUPPORT == "enabled":
-        assert duplicates == 0, f"{duplicates} duplicates: {[v for v, c in seen.items() if c > 1][:5]}"
+    assert read_committed(kafka_bootstrap, unique_topic, 0, timeout_s=5) == Counter()

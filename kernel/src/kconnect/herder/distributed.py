@@ -49,6 +49,7 @@ from kconnect.herder.leadership import Leadership
 from kconnect.herder.offsets import AiokafkaAdmin, KafkaAdmin
 from kconnect.herder.state import HerderState, Owned, restart_plan
 from kconnect.herder.task_config_route import LeaderRoutedConfigStore
+from kconnect.herder.zombie_fencing import ZombieFencing
 from kconnect.kafka.clients import connection_kwargs
 from kconnect.model import (
     ConnectorInfo,
@@ -106,7 +107,11 @@ class DistributedHerder(HerderFrontDoor):
             generation=lambda: max(member.generation, 0),
         )
         routed = LeaderRoutedConfigStore(
-            configs, leader_requests, lambda: leadership.state.leader_url, lambda: leadership.state.is_leader
+            configs,
+            leader_requests,
+            lambda: leadership.state.leader_url,
+            lambda: leadership.state.is_leader,
+            fencing=ZombieFencing(worker_config.props, plugins),
         )
         return cls(
             worker_config,

@@ -9,6 +9,8 @@ leader may be busy with the very rebalance that needs this worker's owner task).
 with backoff while no leader is known or the leader cannot take it, for at most
 `LEADER_RETRY_TIMEOUT_S`; then the failure listener is told (`set_failure_listener`), and the
 herder fails the connector with the reason. Everything else goes straight to the config topic.
+Under exactly-once source support the leader first fences the producers of a source connector's
+previous task generation (`kconnect.herder.zombie_fencing`); a fencing that fails is a failed write.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from kconnect.errors import ConnectError
 from kconnect.herder.api import LeaderRequests
+from kconnect.herder.zombie_fencing import ZombieFencing
 from kconnect.model import TargetState
 from kconnect.storage.base import ClusterConfigState
 from kconnect.storage.kafka_configs import KafkaConfigBackingStore
@@ -41,8 +44,12 @@ class LeaderRoutedConfigStore:
         leader_requests: LeaderRequests,
         leader_url: Callable[[], str | None],
         is_leader: Callable[[], bool],
+        fencing: ZombieFencing | None = None,
     ) -> None:
+        """Write through `store`; with `fencing` the leader fences a source connector's previous
+        task generation before it writes new task configs (exactly-once source support)."""
         self._store = store
+        self._fencing = fencing
         self._requests = leader_requests
         self._leader_url = leader_url
         self._is_leader = is_leader
@@ -84,7 +91,7 @@ class LeaderRoutedConfigStore:
         """On the leader, write them; on a follower, send them to the leader in the background (a newer
         call for the same connector replaces an older one still trying)."""
         if self._is_leader():
-            await self._store.put_task_configs(connector, configs)
+            await self._write(connector, configs)
             return
         previous = self._sending.pop(connector, None)
         if previous is not None:
@@ -97,6 +104,24 @@ class LeaderRoutedConfigStore:
             lambda t: self._sending.pop(connector, None) if self._sending.get(connector) is t else None
         )
 
+    async def _write(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
+        """The leader's write: fence the previous generation first when that applies."""
+        if self._fencing is None:
+            await self._store.put_task_configs(connector, configs)
+            return
+        snapshot = self._store.snapshot()
+        config = snapshot.connector_config(connector)
+        try:
+            fenced = await self._fencing.before_task_configs(
+                connector, config, snapshot.task_count(connector), len(configs)
+            )
+        except Exception as exc:
+            reason = f"Failed to perform zombie fencing for connector {connector}: {exc}"
+            raise ConnectError(reason) from exc
+        await self._store.put_task_configs(connector, configs)
+        if fenced:
+            await self._store.put_task_count_record(connector, len(configs))
+
     async def _send(self, connector: str, configs: list[dict[str, str]]) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + LEADER_RETRY_TIMEOUT_S
@@ -105,7 +130,7 @@ class LeaderRoutedConfigStore:
             leader = self._leader_url()
             try:
                 if self._is_leader():  # this worker became the leader meanwhile
-                    await self._store.put_task_configs(connector, configs)
+                    await self._write(connector, configs)
                     return
                 if leader is not None:
                     await self._requests.put_task_configs(leader, connector, configs, self._store.session_key)

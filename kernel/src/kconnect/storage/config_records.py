@@ -14,12 +14,16 @@ key                             value
 ``restart-connector-<name>``    ``{"include-tasks":true,"only-failed":false}`` (KIP-745)
 ``session-key``                 ``{"key":"<base64>","algorithm":"HmacSHA256","creation-timestamp":ms}``
 ``logger-cluster-<namespace>``  ``{"level":"DEBUG"}``: a cluster-wide logger level (KIP-976)
+``tasks-fencing-<name>``        ``{"task-count":N}``: the task count of the source connector's last
+                                generation whose predecessors were fenced (KIP-618)
 ==============================  =====================================================================
 
-``tasks-fencing-<name>`` (KIP-618 exactly-once) is recognised and ignored: kconnect has no
-exactly-once source support yet. A record that is a whole value by itself is read straight into
-it: a restart request into the vocabulary's `RestartRequest`, a session key into `SessionKey`, a
-logger level into the change a listener hears (`config_changes.LoggerLevelRead`).
+kconnect's leader writes ``tasks-fencing-<name>`` after a round of zombie fencing
+(`kconnect.herder.zombie_fencing`), as Kafka's does; readers recognise it and keep nothing of it
+(the leader fences the generation in force, whose count the commit records give). A record that
+is a whole value by itself is read straight into it: a restart request into the vocabulary's
+`RestartRequest`, a session key into `SessionKey`, a logger level into the change a listener
+hears (`config_changes.LoggerLevelRead`).
 """
 
 from __future__ import annotations
@@ -134,6 +138,16 @@ def logger_level_key(namespace: str) -> str:
 def config_value(config: Mapping[str, str]) -> bytes:
     """A connector or task config value: ``{"properties":{...}}``."""
     return json_bytes({"properties": dict(config)})
+
+
+def task_count_key(connector: str) -> str:
+    """``tasks-fencing-<name>``."""
+    return TASK_COUNT_PREFIX + connector
+
+
+def task_count_value(tasks: int) -> bytes:
+    """A task count value: ``{"task-count":N}``."""
+    return json_bytes({"task-count": tasks})
 
 
 def commit_value(tasks: int) -> bytes:

@@ -44,6 +44,8 @@ from kconnect.storage.config_records import (
     session_key_value,
     target_state_key,
     target_state_value,
+    task_count_key,
+    task_count_value,
     task_key,
 )
 from kconnect.storage.config_topic_state import ConfigTopicState
@@ -137,6 +139,13 @@ class KafkaConfigBackingStore(KafkaBackedStore):
                 )
                 await self._log.read_to_end()
             await self._log.send(commit_key(connector), commit_value(len(configs)))
+            await self._log.read_to_end()
+
+    async def put_task_count_record(self, connector: str, tasks: int) -> None:
+        """Write ``tasks-fencing-<name>`` (KIP-618): the leader fenced the generation before this
+        one of `tasks` tasks (Kafka's putTaskCountRecord), then read back."""
+        async with _writing("Error writing task count record to Kafka"):
+            await self._log.send(task_count_key(connector), task_count_value(tasks))
             await self._log.read_to_end()
 
     async def put_restart_request(self, request: RestartRequest) -> None:

@@ -27,6 +27,8 @@ from kconnect.storage.config_records import (
     session_key_value,
     target_state_key,
     target_state_value,
+    task_count_key,
+    task_count_value,
     task_key,
 )
 
@@ -163,3 +165,9 @@ def test_malformed_records_are_refused_with_the_reason(key: str, value: bytes | 
 
 def _text(record: tuple[bytes, bytes | None]) -> tuple[str, bytes | None]:
     return record[0].decode(), record[1]
+
+
+def test_a_task_count_record_is_written_as_kafkas_and_read_back_as_known() -> None:
+    assert task_count_key("src") == "tasks-fencing-src"
+    assert task_count_value(3) == b'{"task-count":3}'
+    assert parse_config_record("tasks-fencing-src", task_count_value(3)) == IgnoredRecord("tasks-fencing-src")
