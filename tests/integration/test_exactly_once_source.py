@@ -1,24 +1,28 @@
 """Exactly-once source delivery (KIP-618) on the real broker, with distributed workers and Spark.
 
-A distributed worker with ``exactly.once.source.support=enabled`` copies a file of numbered lines
-with FileStreamSource (one task, ``transaction.boundary=poll``); the worker running the task
-is SIGKILLed five times mid-copy, and each time the other worker of the group takes the task over
-(a new worker joins in place of the dead one). A ``read_committed``
-consumer of the topic then sees every line exactly once: each poll's records and their source
-offsets were one transaction, so a kill either loses both (the next generation's producer, same
-``transactional.id``, aborts the open transaction and resumes from the last committed offset) or
-keeps both.
+Distributed workers with ``exactly.once.source.support=enabled`` copy a file of numbered lines with
+FileStreamSource (one task, ``transaction.boundary=poll``: each poll's records and their source
+offsets are one transaction), and a ``read_committed`` consumer then sees every line exactly once:
+
+* five SIGKILLs of the worker running the task, mid-copy; each time the other worker takes the task
+  over (its producer, same ``transactional.id``, aborts the open transaction and the task resumes
+  from the last committed offset) and a new worker joins in place of the dead one;
+* a zombie: the worker running the task and its Spark processes are frozen with SIGSTOP past the
+  session timeout, the task moves and writes, then the zombie is thawed: its producer was fenced,
+  so nothing it sends after that is visible;
+* the broker frozen with SIGSTOP for longer than the session timeout while a transaction is open;
+* and, on the broker alone, what the leader's zombie fencing does to a transactional id.
 
 The issue's figure is a 6M-line copy; CI copies `LINES` (60,000 by default: every kill still lands
-mid-copy, several hundred transactions are committed and several are cut short). The full run,
-and the same run without exactly-once support (the duplicate count ``docs/reliability.md``
-compares), are::
+mid-copy, over a hundred transactions are committed and several are cut short). The full run, and
+the same run without exactly-once support (the duplicate count ``docs/reliability.md`` compares)::
 
-    KCONNECT_EOS_LINES=6000000 .tox/tests/bin/pytest tests/integration/test_exactly_once_source.py -s
+    KCONNECT_EOS_LINES=6000000 \\
+        .tox/tests/bin/pytest tests/integration/test_exactly_once_source.py -s -k sigkill
     KCONNECT_EOS_LINES=6000000 KCONNECT_EOS_SUPPORT=disabled \\
-        .tox/tests/bin/pytest tests/integration/test_exactly_once_source.py -s
+        .tox/tests/bin/pytest tests/integration/test_exactly_once_source.py -s -k sigkill
 
-With ``disabled`` the test checks that nothing is lost and prints the duplicates it counted.
+With ``disabled`` the copies check that nothing is lost and print the duplicates they counted.
 """
 
 from __future__ import annotations
