@@ -29,13 +29,14 @@ KAFKA_STATUS_KEYS = {"state", "worker_id", "trace", "version"}
 
 @pytest.fixture(scope="module")
 def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[WorkerProcess]:
-    """One standalone worker with the test connectors installed."""
+    """One standalone worker with the test connectors installed and ``/metrics`` served."""
     workdir = tmp_path_factory.mktemp("auto-restart")
     props = {
         "bootstrap.servers": kafka_bootstrap,
         "offset.storage.file.filename": str(workdir / "connect.offsets"),
         "offset.flush.interval.ms": "300",
         "spark.master": "local[2]",
+        "rest.extension.classes": "PrometheusMetrics",
     }
     env = plugin_env(install_connectors(workdir / "plugins"))
     started = WorkerProcess(workdir, props, env=env).start()
@@ -131,6 +132,9 @@ def test_a_task_failing_its_first_runs_is_restarted_on_schedule_and_sends_every_
     assert "Flaky run 3 fails on purpose" in task["last_failure"]
     assert body["connector"]["count"] == 0
     assert_kafkas_status_fields(worker, name)
+    metrics = worker.get("/metrics").text
+    assert f'kconnect_auto_restarts{{connector="{name}",task="0"}} 3.0' in metrics
+    assert f'kconnect_auto_restart_gave_up{{connector="{name}",task="0"}} 0.0' in metrics
 
     # Strimzi's schedule with a 500 ms unit: the third and fourth runs waited 1 s and 3 s.
     log = log_of(worker)
@@ -171,6 +175,7 @@ def test_after_max_attempts_the_task_stays_failed_and_the_endpoint_says_it_gave_
         f"Giving up automatic restarts of task {name}-0: it failed again after 2 automatic restarts "
         "(auto.restart.max.attempts=2)"
     ) in log_of(worker)
+    assert f'kconnect_auto_restart_gave_up{{connector="{name}",task="0"}} 1.0' in worker.get("/metrics").text
 
     # Longer than any restart would have waited: nothing more happens.
     wait_seconds(4)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from kconnect.errors import NotFoundError
 from kconnect.executor import Placement
-from kconnect.model import ConnectorStateInfo, ConnectorTaskId
+from kconnect.model import ConnectorAutoRestarts, ConnectorStateInfo, ConnectorTaskId
 
 
 @dataclass
@@ -38,6 +38,8 @@ class ClusterView:
     placement: Placement | None = None
     #: Each stalled task of this worker, and since when (Unix seconds); ``task.stall.timeout.ms``.
     stalled_tasks: Mapping[ConnectorTaskId, float] = field(default_factory=dict)
+    #: Where the automatic restarts of each connector that enables them (or has a schedule) stand.
+    auto_restarts: Mapping[str, ConnectorAutoRestarts] = field(default_factory=dict)
 
 
 class ClusterState:
@@ -83,6 +85,11 @@ class ClusterState:
     def stalled_tasks(self) -> Mapping[ConnectorTaskId, float]:
         """Each stalled task this worker runs, and since when it is stalled (Unix seconds)."""
         return self._snapshot().stalled_tasks
+
+    @property
+    def auto_restarts(self) -> Mapping[str, ConnectorAutoRestarts]:
+        """Where the automatic restarts (``auto.restart.*``) of each connector that enables them stand."""
+        return self._snapshot().auto_restarts
 
     @property
     def placement(self) -> Placement | None:

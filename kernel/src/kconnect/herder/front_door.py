@@ -230,7 +230,20 @@ class HerderFrontDoor:
             self.worker_id,
             self.placement(),
             dict(self._listener.task_stalls),
+            self._all_auto_restarts(),
         )
+
+    def _all_auto_restarts(self) -> dict[str, ConnectorAutoRestarts]:
+        """The automatic restarts of every connector that enables them or has a schedule."""
+        found = {name: self._auto_restarts(record) for name, record in self._state.connectors.items()}
+        none = AutoRestarts()
+        return {
+            name: restarts
+            for name, restarts in found.items()
+            if restarts.enabled
+            or restarts.connector != none
+            or any(t != none for t in restarts.tasks.values())
+        }
 
     # --- config writes: what both modes check first ------------------------------------------------------
 

@@ -53,6 +53,7 @@ async def snapshot(cluster: ClusterState) -> WorkerSnapshot:
         cluster.placement,
         cluster.stalled_tasks,
         time.time(),
+        cluster.auto_restarts,
     )
 
 

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
 from kconnect.executor import Placement
-from kconnect.model import ConnectorStateInfo, ConnectorTaskId
+from kconnect.model import ConnectorAutoRestarts, ConnectorStateInfo, ConnectorTaskId
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+
+from kconnect_metrics.restart_families import restart_families
 
 PREFIX = "kafka_connect_"
 WORKER_GROUP = "connect-worker-metrics"
@@ -41,6 +43,8 @@ class WorkerSnapshot:
     #: Each stalled task of this worker and since when (Unix seconds), and when the scrape was taken.
     stalled_tasks: Mapping[ConnectorTaskId, float] = field(default_factory=dict)
     taken_at: float = 0.0
+    #: The automatic restarts of each connector that enables them (`kconnect_metrics.restart_families`).
+    auto_restarts: Mapping[str, ConnectorAutoRestarts] = field(default_factory=dict)
 
 
 def families(snapshot: WorkerSnapshot) -> list[Metric]:
@@ -50,6 +54,7 @@ def families(snapshot: WorkerSnapshot) -> list[Metric]:
         *_connector_families(snapshot),
         *_task_families(snapshot.task_metrics),
         *_stall_families(snapshot),
+        *restart_families(snapshot.worker_id, snapshot.health, snapshot.auto_restarts),
         *_executor_families(snapshot.placement),
     ]
 
