@@ -5,8 +5,9 @@ configs to the leader, which writes them to the config topic. The request must b
 cluster's session key (`kconnect_rest.signing`) when the group runs the ``sessioned`` protocol; a
 worker that is not the leader forwards it (`kconnect_rest.forwarding`). `create_app` adds this
 handler only when the herder is an `InternalHerder` (distributed mode); Kafka's
-``PUT /connectors/{connector}/fence`` (exactly-once zombie fencing) is not served: kconnect has no
-exactly-once source support, so that path is a 404.
+``PUT /connectors/{connector}/fence`` (exactly-once zombie fencing) is not served, so that path is a
+404: kconnect's leader fences a source connector's previous task generation when it writes the new
+task configs (`kconnect.herder.zombie_fencing`), so no worker needs to ask it.
 """
 
 from __future__ import annotations
