@@ -10,16 +10,17 @@ a ``kconnect standalone`` worker answer them too (standalone mode reads no exact
   (SUPPORTED, UNSUPPORTED, None) x ``transaction.boundary`` (poll, interval, connector, invalid) x
   its ``can_define_transaction_boundaries()`` answer (SUPPORTED, UNSUPPORTED), then the edges: a
   connector method that raises or answers None, ``transaction.boundary.interval.ms`` with each
-  boundary, ``offsets.storage.topic``, values in other cases and with spaces. Compared: the error
-  count, every key's errors and every key's value;
+  boundary, ``offsets.storage.topic``, values in other cases and with spaces; and Kafka's
+  FileStreamSource, whose own answer (a file: SUPPORTED; stdin: UNSUPPORTED) kconnect's port gives.
+  Compared: the error count, every key's errors and every key's value;
 * ``POST /connectors`` (``initial_state`` STOPPED, so no task runs) for a set of those configs:
   the status code, and the error message or the created connector's name, config and type.
 
 The test connector is ``tests/java_oracle/ExactlyOnceAnswers.java`` on the Java side and
 ``tests.connectors.ExactlyOnceAnswers`` on ours: both answer from the config's ``answer.*`` keys.
 The differences expected, each documented: kconnect refuses a non-empty ``offsets.storage.topic``
-in distributed mode (no per-connector offsets topic yet; docs/differences.md), its converters carry
-their own plugin versions, and create's 400 message names the connector's validate endpoint where
+in distributed mode (no per-connector offsets topic yet; docs/differences.md), its bundled plugins
+carry their own versions, and create's 400 message names the connector's validate endpoint where
 Kafka prints a literal ``{connectorType}`` (docs/rest.md).
 """
 
@@ -42,6 +43,7 @@ from tests.worker_process import WorkerProcess
 pytestmark = pytest.mark.integration
 
 PLUGIN = "kconnect.test.ExactlyOnceAnswers"
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 #: The parameter that runs both workers in standalone mode, which checks none of the keys (as Kafka's).
 STANDALONE = "standalone"
 EOS, BOUNDARY, INTERVAL, OFFSETS = (
@@ -95,6 +97,18 @@ MATRIX = [
     _row(offsets=""),
     _row(offsets="eos-offsets", eos="required", eos_answer="SUPPORTED"),
 ]
+#: A bundled connector's own answer: Kafka's FileStreamSource supports exactly-once for a file, not for
+#: stdin, and a config it cannot parse makes its answer an error.
+FILE_ROWS = [
+    {"connector.class": FILE_SOURCE, **keys}
+    for keys in (
+        {EOS: "required", "topic": "t", "file": "/tmp/in.txt"},
+        {EOS: "required", "topic": "t"},
+        {EOS: "required", "file": "/tmp/in.txt"},
+        {EOS: "required", "topic": "t", "batch.size": "many"},
+        {BOUNDARY: "connector", "topic": "t", "file": "/tmp/in.txt"},
+    )
+]
 #: What each worker level also creates: accepted and refused configs.
 CREATED = [
     _row(),
@@ -105,6 +119,8 @@ CREATED = [
     _row(boundary="connector", boundaries_answer="SUPPORTED"),
     _row(boundary="connector", boundaries_answer="UNSUPPORTED"),
     _row(eos="required", eos_answer="UNSUPPORTED", boundary="connector", boundaries_answer="raise"),
+    FILE_ROWS[0],
+    FILE_ROWS[1],
 ]
 
 
@@ -112,10 +128,16 @@ def _config(row: dict[str, str], name: str) -> dict[str, str]:
     return {"connector.class": PLUGIN, "name": name, "tasks.max": "1", **row}
 
 
+def _plugin(config: dict[str, str]) -> str:
+    return config["connector.class"]
+
+
 #: Validate calls sent to a worker at once (each is answered on its own; the matrix is ~110 calls).
 IN_FLIGHT = 4
-#: Keys whose values differ by design: the converters' own versions (kconnect's are its plugins').
+#: Keys whose values differ by design (docs/differences.md, "*.plugin.version defaults"): the bundled
+#: plugins' own versions (kconnect's FileStreamSource and converters are 0.1.0, Kafka's 4.3.1).
 OWN_VERSIONS = (
+    "connector.plugin.version",
     "key.converter.plugin.version",
     "value.converter.plugin.version",
     "header.converter.plugin.version",
@@ -211,7 +233,7 @@ def workers(
 
 
 def _validate(worker: JavaConnectWorker | WorkerProcess, config: dict[str, str]) -> dict[str, Any]:
-    response = worker.request("PUT", f"/connector-plugins/{PLUGIN}/config/validate", config)
+    response = worker.request("PUT", f"/connector-plugins/{_plugin(config)}/config/validate", config)
     assert response.status_code == 200, response.text
     return summary(response.json())
 
@@ -225,7 +247,9 @@ def _create(worker: JavaConnectWorker | WorkerProcess, config: dict[str, str]) -
         return 201, {key: created[key] for key in ("name", "config", "type")}
     body = response.json()
     # Kafka's message names the validate endpoint with a literal {connectorType}; kconnect's, the class.
-    message = body["message"].replace(f"/connector-plugins/{PLUGIN}/", "/connector-plugins/{connectorType}/")
+    message = body["message"].replace(
+        f"/connector-plugins/{_plugin(config)}/", "/connector-plugins/{connectorType}/"
+    )
     return response.status_code, {**body, "message": message}
 
 
@@ -235,13 +259,14 @@ def test_validate_and_create_answer_the_exactly_once_keys_as_java_4_3_1(
 ) -> None:
     java, ours = workers
     standalone = ours.mode == STANDALONE
-    configs = [_config(row, "eos") for row in MATRIX]
+    rows = MATRIX + FILE_ROWS
+    configs = [_config(row, "eos") for row in rows]
     with ThreadPoolExecutor(IN_FLIGHT) as calls:
         theirs = list(calls.map(lambda config: _validate(java, config), configs))
         answers = list(calls.map(lambda config: _validate(ours, config), configs))
     mismatches = [
         (row, java_answer, answer)
-        for row, config, java_answer, answer in zip(MATRIX, configs, theirs, answers, strict=True)
+        for row, config, java_answer, answer in zip(rows, configs, theirs, answers, strict=True)
         if answer != expected_of_kconnect(java_answer, config, standalone)
     ]
     assert not mismatches, "\n\n".join(f"{row}\n java: {j}\n ours: {o}" for row, j, o in mismatches)

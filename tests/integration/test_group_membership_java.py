@@ -9,13 +9,8 @@ and takes its work, and when it comes back it reads the share our leader gives i
 from __future__ import annotations
 
 import asyncio
-import json
 import re
-import socket
-import subprocess
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +24,7 @@ from kconnect.distributed.membership import AssignmentReceived, MembershipEvent
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.worker_config import GroupConfig
 
-from tests.harness import kafka_broker_script
+from tests.java_connect import JavaConnectWorker
 
 pytestmark = pytest.mark.integration
 
@@ -37,91 +32,40 @@ SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 TASKS = 4
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def rest(port: int, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data, method=method)
-    request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        text = response.read()
-    return json.loads(text) if text else None
-
-
-def task_states(port: int) -> list[dict[str, Any]]:
+def task_states(worker: JavaConnectWorker) -> list[dict[str, Any]]:
     """The Java worker's task statuses of ``java-sink`` (none while it is not yet known)."""
-    try:
-        return list(rest(port, "GET", "/connectors/java-sink/status")["tasks"])
-    except urllib.error.HTTPError as error:
-        if error.code == 404:
-            return []
-        raise
+    response = worker.request("GET", "/connectors/java-sink/status")
+    if response.status_code == 404:
+        return []
+    response.raise_for_status()
+    return list(response.json()["tasks"])
 
 
-class JavaWorker:
-    """One Java ``ConnectDistributed`` worker in group `group_id`; its INFO log goes to a file."""
-
-    def __init__(self, folder: Path, bootstrap: str, group_id: str) -> None:
-        self.port = free_port()
-        self.log = folder / "java-connect.log"
-        self.config_topic = f"{group_id}-configs"
-        props = folder / "java-worker.properties"
-        props.write_text(
-            "\n".join(
-                [
-                    f"bootstrap.servers={bootstrap}",
-                    f"group.id={group_id}",
-                    "key.converter=org.apache.kafka.connect.json.JsonConverter",
-                    "value.converter=org.apache.kafka.connect.json.JsonConverter",
-                    f"config.storage.topic={self.config_topic}",
-                    f"offset.storage.topic={group_id}-offsets",
-                    f"status.storage.topic={group_id}-status",
-                    *(f"{kind}.storage.replication.factor=1" for kind in ("config", "offset", "status")),
-                    "heartbeat.interval.ms=500",
-                    "session.timeout.ms=6000",
-                    "scheduled.rebalance.max.delay.ms=3000",
-                    f"listeners=http://127.0.0.1:{self.port}",
-                ]
-            )
-            + "\n"
-        )
-        self.command = kafka_broker_script.java_connect_command(props, log_level="INFO")
-        self.command[self.command.index(kafka_broker_script._CONNECT_STANDALONE)] = (
-            "org.apache.kafka.connect.cli.ConnectDistributed"
-        )
-        self.start()
-
-    def start(self) -> None:
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(self.command, stdout=out, stderr=subprocess.STDOUT)
-
-    def wait_for_rest(self, timeout: float = 120.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, f"Java Connect exited:\n{self.log.read_text()[-3000:]}"
-            try:
-                rest(self.port, "GET", "/")
-                return
-            except OSError:
-                time.sleep(0.5)
-        raise AssertionError(f"Java Connect did not answer:\n{self.log.read_text()[-3000:]}")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+def java_props(bootstrap: str, group_id: str) -> dict[str, str]:
+    """A Java worker of group `group_id` (internal topics ``<group>-configs`` ...), quick to rebalance."""
+    return {
+        "bootstrap.servers": bootstrap,
+        "group.id": group_id,
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "config.storage.topic": f"{group_id}-configs",
+        "offset.storage.topic": f"{group_id}-offsets",
+        "status.storage.topic": f"{group_id}-status",
+        **{f"{kind}.storage.replication.factor": "1" for kind in ("config", "offset", "status")},
+        "heartbeat.interval.ms": "500",
+        "session.timeout.ms": "6000",
+        "scheduled.rebalance.max.delay.ms": "3000",
+    }
 
 
 @pytest.fixture
-def java_worker(tmp_path: Path, kafka_bootstrap: str) -> Iterator[JavaWorker]:
-    worker = JavaWorker(tmp_path, kafka_bootstrap, f"connect-java-{uuid.uuid4().hex[:8]}")
+def group_id() -> str:
+    return f"connect-java-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def java_worker(tmp_path: Path, kafka_bootstrap: str, group_id: str) -> Iterator[JavaConnectWorker]:
+    worker = JavaConnectWorker(tmp_path, java_props(kafka_bootstrap, group_id)).start()
     yield worker
     worker.stop()
 
@@ -138,21 +82,21 @@ async def config_end_offset(bootstrap: str, topic: str) -> int:
 
 
 async def test_java_and_kconnect_workers_share_one_group_each_reading_the_others_assignments(
-    java_worker: JavaWorker, kafka_bootstrap: str, tmp_path: Path
+    java_worker: JavaConnectWorker, kafka_bootstrap: str, tmp_path: Path, group_id: str
 ) -> None:
-    java_worker.wait_for_rest()
+    java_worker.wait_ready()
     config = {
         "connector.class": SINK,
         "tasks.max": str(TASKS),
         "topics": "java-sink-in",
         "file": str(tmp_path / "out"),
     }
-    rest(java_worker.port, "PUT", "/connectors/java-sink/config", config)
+    assert java_worker.request("PUT", "/connectors/java-sink/config", config).status_code == 201
     deadline = time.monotonic() + 60
-    while len(task_states(java_worker.port)) < TASKS:
+    while len(task_states(java_worker)) < TASKS:
         assert time.monotonic() < deadline, "Java did not start the connector's tasks"
         await asyncio.sleep(0.5)
-    offset = await config_end_offset(kafka_bootstrap, java_worker.config_topic)
+    offset = await config_end_offset(kafka_bootstrap, f"{group_id}-configs")
 
     received: dict[str, list[AssignmentReceived]] = {"k1": [], "k2": []}
     running: dict[str, ConnectorsAndTasks] = {"k1": EMPTY, "k2": EMPTY}
@@ -167,7 +111,7 @@ async def test_java_and_kconnect_workers_share_one_group_each_reading_the_others
         member = GroupMember(
             bootstrap_servers=kafka_bootstrap,
             config=GroupConfig(
-                group_id=java_worker.config_topic.removesuffix("-configs"),
+                group_id=group_id,
                 heartbeat_interval_ms=500,
                 session_timeout_ms=6000,
                 scheduled_rebalance_max_delay_ms=3000,
@@ -208,7 +152,9 @@ async def test_java_and_kconnect_workers_share_one_group_each_reading_the_others
             r"got assignment: Assignment\{error=0, leader='[^']*', leaderUrl='http://k[12]:8083'.*taskIds=\[java-sink-\d"
         )
         while not given.search(java_worker.log.read_text(errors="replace")):
-            assert java_worker.process.poll() is None, java_worker.log.read_text()[-3000:]
+            assert java_worker.process is not None and java_worker.process.poll() is None, (
+                java_worker.log.read_text()[-3000:]
+            )
             assert time.monotonic() < deadline, (
                 f"Java got no task from the kconnect leader:\n{java_worker.log.read_text()[-3000:]}"
             )

@@ -14,6 +14,7 @@ from typing import IO, Any, ClassVar
 
 from kconnect import ConfigDef, SourceConnector, SourceRecord, SourceTask
 from kconnect.config import ConfigType, Importance, NonEmptyString
+from kconnect.connector import ExactlyOnceSupport
 from kconnect.data.schema import STRING_SCHEMA
 from kconnect.errors import ConnectError
 
@@ -82,6 +83,15 @@ class FileStreamSourceConnector(SourceConnector):
 
     def stop(self) -> None:
         """Nothing to release."""
+
+    def exactly_once_support(self, config: Mapping[str, str]) -> ExactlyOnceSupport:
+        """SUPPORTED when reading a file, UNSUPPORTED for stdin (whose offsets are not tracked), as
+        Kafka's connector answers; a file only appended to while the connector runs is read once.
+
+        Asked by validation for ``exactly.once.support=required``; a config that does not parse
+        raises (validation shows the error on that key)."""
+        filename = self.config_def.parse(config)[FILE_CONFIG]
+        return ExactlyOnceSupport.SUPPORTED if filename else ExactlyOnceSupport.UNSUPPORTED
 
     def alter_offsets(self, config: Mapping[str, str], offsets: Mapping[Any, Any]) -> bool:
         """Accept offsets ``{"filename": ...}`` -> ``{"position": <int >= 0>}``, as Kafka's connector checks.

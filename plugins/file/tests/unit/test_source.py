@@ -6,7 +6,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kconnect_file.source import FileStreamSourceTask
+import pytest
+from kconnect.config import ConfigException
+from kconnect.connector import ExactlyOnceSupport
+from kconnect_file.source import FileStreamSourceConnector, FileStreamSourceTask
 
 
 class _Offsets:
@@ -78,3 +81,13 @@ def test_many_lines_in_one_read_all_arrive_in_order(tmp_path: Path) -> None:
     got = _values_and_positions(_task(path))
     assert [v for v, _ in got] == [f"line {i}" for i in range(count)]
     assert got[-1][1] == path.stat().st_size
+
+
+def test_exactly_once_is_supported_for_a_file_and_not_for_stdin_as_kafkas_connector_answers() -> None:
+    connector = FileStreamSourceConnector()
+    assert (
+        connector.exactly_once_support({"topic": "t", "file": "/tmp/in.txt"}) is ExactlyOnceSupport.SUPPORTED
+    )
+    assert connector.exactly_once_support({"topic": "t"}) is ExactlyOnceSupport.UNSUPPORTED
+    with pytest.raises(ConfigException, match='Missing required configuration "topic"'):
+        connector.exactly_once_support({"file": "/tmp/in.txt"})
