@@ -13,6 +13,8 @@ Each status carries the group generation of the worker that wrote it, from the `
 callable (the distributed herder passes its membership's current generation). A schedule of
 automatic restarts rides in its instance's status record (`record_formats.AUTO_RESTARTS_FIELD`):
 every status write keeps the instance's last schedule, so the next worker to run it reads it.
+When this worker reads back one of its own status writes while a newer one of the same key is
+still unread, the view keeps the newer one.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class KafkaStatusBackingStore(KafkaBackedStore):
         self._connectors: dict[str, StatusRecord] = {}
         self._tasks: dict[ConnectorTaskId, StatusRecord] = {}
         self._topics: dict[str, set[str]] = {}
+        # Status values this worker sent and has not read back yet, per key, oldest first.
+        self._unread: dict[str, list[bytes | None]] = {}
 
     async def flush(self) -> None:
         """Wait until this worker's status writes so far were acknowledged (or failed and were logged)."""
@@ -79,11 +83,11 @@ class KafkaStatusBackingStore(KafkaBackedStore):
         """Record the connector's observed state (DESTROYED is a tombstone)."""
         if status.state is State.DESTROYED:
             self._connectors.pop(connector, None)
-            self._log.send_nowait(connector_status_key(connector), None)
+            self._send_status(connector_status_key(connector), None)
             return
         record = self._record(status, self._connectors.get(connector))
         self._connectors[connector] = record
-        self._log.send_nowait(connector_status_key(connector), status_value(record))
+        self._send_status(connector_status_key(connector), status_value(record))
 
     def put_task(self, task: ConnectorTaskId, status: TaskStateInfo) -> None:
         """Record one task's observed state (DESTROYED is a tombstone)."""
@@ -92,12 +96,12 @@ class KafkaStatusBackingStore(KafkaBackedStore):
             return
         record = self._record(status, self._tasks.get(task))
         self._tasks[task] = record
-        self._log.send_nowait(task_status_key(task), status_value(record))
+        self._send_status(task_status_key(task), status_value(record))
 
     def remove_task(self, task: ConnectorTaskId) -> None:
         """Tombstone one task's status."""
         self._tasks.pop(task, None)
-        self._log.send_nowait(task_status_key(task), None)
+        self._send_status(task_status_key(task), None)
 
     def get_connector(self, connector: str) -> StateInfo | None:
         """The connector's last known state, from any worker."""
@@ -120,12 +124,12 @@ class KafkaStatusBackingStore(KafkaBackedStore):
             before = self._connectors.get(instance)
             if before is not None:
                 self._connectors[instance] = record = replace(before, auto_restarts=restarts)
-                self._log.send_nowait(connector_status_key(instance), status_value(record))
+                self._send_status(connector_status_key(instance), status_value(record))
             return
         current = self._tasks.get(instance)
         if current is not None:
             self._tasks[instance] = record = replace(current, auto_restarts=restarts)
-            self._log.send_nowait(task_status_key(instance), status_value(record))
+            self._send_status(task_status_key(instance), status_value(record))
 
     def get_auto_restarts(self, instance: str | ConnectorTaskId) -> AutoRestarts | None:
         """The schedule of automatic restarts the instance's last status carried, from any worker."""
@@ -157,8 +161,28 @@ class KafkaStatusBackingStore(KafkaBackedStore):
         for topic in self._topics.pop(connector, set()):
             self._log.send_nowait(topic_status_key(connector, topic), None)
 
+    def _send_status(self, key: str, value: bytes | None) -> None:
+        """Send a connector or task status this worker's view already holds."""
+        self._unread.setdefault(key, []).append(value)
+        self._log.send_nowait(key, value)
+
+    def _own_older_write(self, key: str, value: bytes | None) -> bool:
+        """Whether a record read is this worker's own write with a newer own write still unread: the
+        view already holds the newer one (a status and then its restart schedule are written within
+        milliseconds), so the older must not replace it for a moment."""
+        unread = self._unread.get(key)
+        if not unread or unread[0] != value:
+            return False
+        unread.pop(0)
+        if unread:
+            return True
+        del self._unread[key]
+        return False
+
     def _on_record(self, record: Any) -> None:
         key = record.key.decode("utf-8", "replace") if record.key is not None else ""
+        if self._own_older_write(key, record.value):
+            return
         try:
             self._apply(key, record.value)
         except RecordFormatError as exc:
