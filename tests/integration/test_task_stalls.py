@@ -123,6 +123,12 @@ def assert_stall_shows_then_clears(
         assert stalled_gauges(worker, name)[1] == 0
 
 
+def runs(worker: WorkerProcess, name: str) -> set[str]:
+    """The generations of task 0 of `name` that the worker logged as started."""
+    pattern = rf"Task {re.escape(name)}-0 \(generation (\d+)\) runs"
+    return set(re.findall(pattern, worker.log_path.read_text(errors="replace")))
+
+
 def create(worker: WorkerProcess, name: str, config: dict[str, str]) -> None:
     response = worker.request("POST", "/connectors", {"name": name, "config": config})
     assert response.status_code == 201, response.text
@@ -156,6 +162,42 @@ def test_a_stalled_call_shows_in_status_metrics_and_log_and_clears_when_it_retur
         asyncio.run(produce_records(kafka_bootstrap, unique_topic, [(b"one", [])]))
     try:
         assert_stall_shows_then_clears(worker, name, reason, hold)
+        assert log_lines(worker, f"of task {name}-0 scheduled") == [], "no restart unless asked"
+    finally:
+        hold.unlink(missing_ok=True)
+        worker.request("DELETE", f"/connectors/{name}")
+
+
+def test_a_stalled_task_is_restarted_automatically_when_its_connector_asks(
+    worker: WorkerProcess, tmp_path: Path, unique_topic: str
+) -> None:
+    """``task.stall.restart=true`` with the automatic restarts on: each stall schedules a restart on
+    their schedule (0 ms, then 4 s with a 2 s unit), and a restarted run that stalls again has not
+    settled, so the count goes on; once the file is gone the task runs on."""
+    name = f"restart-{uuid.uuid4().hex[:6]}"
+    hold = tmp_path / "hold"
+    hold.touch()
+    config = {"connector.class": "HeldSource", "topic": unique_topic, HOLD_FILE: str(hold), HOLD_IN: "poll"}
+    restarts = {
+        "auto.restart.enable": "true",
+        "auto.restart.backoff.ms": "2000",
+        "task.stall.restart": "true",
+    }
+    create(worker, name, {**config, **STALL, **restarts})
+    try:
+        second = f"Automatic restart 2 of task {name}-0: restarting it now"
+        wait_until("the second automatic restart", lambda: log_lines(worker, second) != [], worker, 90)
+        scheduled = log_lines(worker, f"of task {name}-0 scheduled in ")
+        assert "poll() has not returned for" in scheduled[0], scheduled
+        assert f"Automatic restart 2 (of unlimited) of task {name}-0 scheduled in 4000 ms" in scheduled[1]
+        assert (
+            f"Automatic restart 1 (of unlimited) of task {name}-0 scheduled in 0 ms: kconnect: stalled"
+            in (scheduled[0])
+        )
+        wait_until("a third run of the task", lambda: len(runs(worker, name)) >= 3, worker, 60)
+        hold.unlink()
+        wait_until(f"{name}-0 moving", lambda: "trace" not in task_status(worker, name), worker, 60)
+        assert task_status(worker, name)["state"] == "RUNNING"
     finally:
         hold.unlink(missing_ok=True)
         worker.request("DELETE", f"/connectors/{name}")

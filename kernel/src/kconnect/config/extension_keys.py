@@ -9,6 +9,8 @@ name; each is a row in ``docs/differences.md``. The automatic restart keys (``au
 ``task.stall.timeout.ms``: how long a RUNNING task may go without progress while it has work
 (a ``poll()``, ``put()`` or offset commit that has not returned) before its status, metrics and
 log report it stalled (`kconnect.runtime.stall_watch`). 0 or a negative value turns it off.
+``task.stall.restart``: whether a stalled task is also restarted through the automatic restarts
+(``auto.restart.*``, whose ``auto.restart.enable`` must be true too); off by default, no worker default.
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ TASK_STALL_TIMEOUT_DOC: Final = (
     "is idle, not stalled. 0 or a negative value turns detection off. Unset: the worker's "
     f"{TASK_STALL_TIMEOUT_CONFIG} ({TASK_STALL_TIMEOUT_DEFAULT_MS} unless set). A kconnect extension."
 )
+TASK_STALL_RESTART_CONFIG: Final = "task.stall.restart"
+TASK_STALL_RESTART_DOC: Final = (
+    "If true, a task reported stalled (task.stall.timeout.ms) is restarted automatically, from its committed "
+    "offsets, on the schedule of the automatic restarts, which must be on too (auto.restart.enable=true; "
+    "auto.restart.max.attempts and the backoff apply and count the stall restarts). Off by default. A "
+    "kconnect extension."
+)
 
 
 def extension_config_def() -> ConfigDef:
@@ -39,16 +48,30 @@ def extension_config_def() -> ConfigDef:
 
 
 def _stall_config_def() -> ConfigDef:
-    return ConfigDef().define(
-        TASK_STALL_TIMEOUT_CONFIG,
-        type=ConfigType.LONG,
-        importance=Importance.LOW,
-        documentation=TASK_STALL_TIMEOUT_DOC,
-        default=None,
-        group=STALL_GROUP,
-        order_in_group=1,
-        width=Width.SHORT,
-        display_name="Task stall timeout (ms)",
+    return (
+        ConfigDef()
+        .define(
+            TASK_STALL_TIMEOUT_CONFIG,
+            type=ConfigType.LONG,
+            importance=Importance.LOW,
+            documentation=TASK_STALL_TIMEOUT_DOC,
+            default=None,
+            group=STALL_GROUP,
+            order_in_group=1,
+            width=Width.SHORT,
+            display_name="Task stall timeout (ms)",
+        )
+        .define(
+            TASK_STALL_RESTART_CONFIG,
+            type=ConfigType.BOOLEAN,
+            importance=Importance.LOW,
+            documentation=TASK_STALL_RESTART_DOC,
+            default=False,
+            group=STALL_GROUP,
+            order_in_group=2,
+            width=Width.SHORT,
+            display_name="Restart stalled tasks",
+        )
     )
 
 
@@ -69,3 +92,8 @@ def task_stall_timeout_ms(worker: Mapping[str, str], connector: Mapping[str, str
             ) from None
         return max(value, 0)
     return TASK_STALL_TIMEOUT_DEFAULT_MS
+
+
+def task_stall_restart(connector: Mapping[str, str] | None) -> bool:
+    """Whether the connector asks for its stalled tasks to be restarted (``task.stall.restart=true``)."""
+    return (connector or {}).get(TASK_STALL_RESTART_CONFIG, "false").strip().lower() == "true"

@@ -17,7 +17,7 @@ from typing import Any
 
 from kconnect.cluster import ClusterView
 from kconnect.config.auto_restart_keys import AutoRestartPolicy
-from kconnect.config.extension_keys import extension_config_def
+from kconnect.config.extension_keys import extension_config_def, task_stall_restart
 from kconnect.config.worker_keys import ExactlyOnceSourceSupport
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
@@ -40,6 +40,7 @@ from kconnect.model import (
     ConnectorAutoRestarts,
     ConnectorInfo,
     ConnectorOffsets,
+    ConnectorTaskId,
     ConnectorType,
     TargetState,
     TaskInfo,
@@ -110,7 +111,10 @@ class HerderFrontDoor:
         )
         self._owner = Owner(initial or HerderState(self.worker_id), effects.run, request_timeout_s)
         self._listener = HerderTaskListener(
-            hiding_secrets(self._owner.post, self._transformer), offset_store, status_store
+            hiding_secrets(self._owner.post, self._transformer),
+            offset_store,
+            status_store,
+            on_stall=self._restart_stalled,
         )
         self._offsets = ConnectorOffsetsStore(
             offset_store, lambda config: admin(self._resolved(config)), self._sink_group
@@ -164,6 +168,17 @@ class HerderFrontDoor:
             await asyncio.wait_for(self._loaded.wait(), self._owner.request_timeout_s)
         except asyncio.TimeoutError:
             raise RequestTimeoutError(TIMEOUT_MESSAGE) from None
+
+    def _restart_stalled(self, task: ConnectorTaskId, trace: str | None) -> None:
+        """A task of this worker stalled (`trace`) or moves again (None): schedule its automatic restart,
+        or drop it, if its connector asks for it (``task.stall.restart=true``; the automatic restarts
+        must be on too)."""
+        if not task_stall_restart(self._config_of(task.connector)):
+            return
+        if trace is None:
+            self.restarts.cancel_restart(task)
+        else:
+            self.restarts.schedule_restart(task, trace)
 
     def _config_of(self, name: str) -> Mapping[str, str] | None:
         record = self._state.connectors.get(name)

@@ -26,9 +26,16 @@ class HerderTaskListener:
     """Turns an executor's calls into herder events and store calls; the herder creates one."""
 
     def __init__(
-        self, post: Callable[[ev.Event], None], offsets: OffsetBackingStore, statuses: StatusBackingStore
+        self,
+        post: Callable[[ev.Event], None],
+        offsets: OffsetBackingStore,
+        statuses: StatusBackingStore,
+        on_stall: Callable[[ConnectorTaskId, str | None], None] = lambda task, trace: None,
     ) -> None:
+        """`on_stall` is told of each stall with its trace, and of its end with None (the front door:
+        restart the task if its connector asks for it, and no longer once it moves again)."""
         self._post = post
+        self._on_stall = on_stall
         self._offsets = offsets
         self._statuses = statuses
         #: The last metrics each task of this worker sent, until it stops.
@@ -67,13 +74,16 @@ class HerderTaskListener:
         since = time.time() - stalled_s
         self.task_stalls[task] = since
         log.warning("Task %s is stalled: %s", task, reason)
-        self._post(ev.TaskStalled(task, generation, stall_trace(since, reason)))
+        trace = stall_trace(since, reason)
+        self._post(ev.TaskStalled(task, generation, trace))
+        self._on_stall(task, trace)
 
     def on_stall_ended(self, task: ConnectorTaskId, generation: int, stalled_s: float) -> None:
         """The stalled task moves again: an INFO line, and its status trace is cleared."""
         self.task_stalls.pop(task, None)
         log.info("Task %s moves again after %.0f s stalled", task, stalled_s)
         self._post(ev.TaskStallEnded(task, generation))
+        self._on_stall(task, None)
 
     async def on_commit_source_offsets(
         self, task: ConnectorTaskId, offsets: Sequence[tuple[SourcePartition, SourceOffset | None]]

@@ -102,7 +102,8 @@ class RestartScheduler:
         elif state is State.RUNNING:
             if current.next_attempt_ms is not None and instance not in self._timers:
                 current = self._put(instance, schedule.unscheduled(current))
-            if current.count or current.gave_up:
+            # A RUNNING task with a trace is stalled (task.stall.timeout.ms): it has not settled.
+            if (current.count or current.gave_up) and trace is None:
                 self._settle_later(instance, policy, current)
         elif current.next_attempt_ms is not None and instance not in self._timers:
             self._put(instance, schedule.unscheduled(current))
@@ -116,6 +117,13 @@ class RestartScheduler:
         policy = self.policy(_connector(instance))
         if policy.active:
             self._schedule(instance, policy, reason, only_failed=False)
+
+    def cancel_restart(self, instance: Instance) -> None:
+        """Drop a restart `schedule_restart` asked for that has not run yet, its reason gone (the stalled
+        task moves again); the next status written clears its next attempt."""
+        timer = self._timers.get(instance)
+        if timer is not None and not timer[1]:
+            self._cancel_timer(instance)
 
     def close(self) -> None:
         """Cancel every timer (the herder is stopping)."""

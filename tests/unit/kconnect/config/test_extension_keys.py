@@ -8,6 +8,7 @@ from kconnect.config.extension_keys import (
     TASK_STALL_TIMEOUT_CONFIG,
     TASK_STALL_TIMEOUT_DEFAULT_MS,
     extension_config_def,
+    task_stall_restart,
     task_stall_timeout_ms,
 )
 
@@ -45,3 +46,19 @@ def test_validation_checks_the_key_as_kafka_checks_a_long() -> None:
     values = extension_config_def().validate({KEY: "soon"})
     assert values[KEY].errors == [f"Invalid value soon for configuration {KEY}: Not a number of type LONG"]
     assert extension_config_def().validate({KEY: "-1"})[KEY].errors == []
+
+
+@pytest.mark.parametrize(
+    ("connector", "expected"),
+    [
+        (None, False),
+        ({}, False),
+        ({"task.stall.restart": "true"}, True),
+        ({"task.stall.restart": " TRUE "}, True),
+    ],
+)
+def test_stalled_tasks_are_restarted_only_when_the_connector_asks(
+    connector: dict[str, str] | None, expected: bool
+) -> None:
+    assert task_stall_restart(connector) is expected
+    assert extension_config_def().validate({"task.stall.restart": "maybe"})["task.stall.restart"].errors
