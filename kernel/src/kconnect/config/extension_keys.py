@@ -97,3 +97,16 @@ def task_stall_timeout_ms(worker: Mapping[str, str], connector: Mapping[str, str
 def task_stall_restart(connector: Mapping[str, str] | None) -> bool:
     """Whether the connector asks for its stalled tasks to be restarted (``task.stall.restart=true``)."""
     return (connector or {}).get(TASK_STALL_RESTART_CONFIG, "false").strip().lower() == "true"
+
+
+def check_extension_worker_keys(props: Mapping[str, str]) -> list[str]:
+    """The errors of the worker's defaults of these keys (``<key>: <message>``), for the worker's start."""
+    raw = props.get(TASK_STALL_TIMEOUT_CONFIG)
+    if raw is None or not raw.strip():
+        return []
+    try:
+        int(raw.strip())
+    except ValueError:
+        key = TASK_STALL_TIMEOUT_CONFIG
+        return [f"{key}: Invalid value {raw} for configuration {key}: Not a number of type LONG"]
+    return []

@@ -71,7 +71,7 @@ from kconnect.runtime.errant_records import LoopErrantRecordReporter
 from kconnect.runtime.error_handling import ErrorHandler, ErrorReporter
 from kconnect.runtime.sink_offsets import DeliveryBatch, SinkOffsets
 from kconnect.runtime.sink_records import SinkRecordBuilder
-from kconnect.runtime.stall_watch import StallWatchdog
+from kconnect.runtime.stall_watch import StallWatchdog, count_records
 from kconnect.runtime.task_context import LoopSinkTaskContext
 from kconnect.runtime.task_metrics import MetricsReporter, TaskMetrics
 from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
@@ -105,10 +105,6 @@ def _load_task(host: PluginHost, spec: TaskSpec) -> SinkTask:
     if not issubclass(cls, SinkTask):
         raise TypeError(f"task.class {spec.task_class} is not a SinkTask")
     return cls()
-
-
-def _records(count: int) -> str:
-    return f"{count} record" if count == 1 else f"{count} records"
 
 
 def _ours(partitions: Iterable[KafkaTopicPartition]) -> set[TopicPartition]:
@@ -358,12 +354,12 @@ class SinkLoop:
         count = len(batch.records)
         try:
             with self.stalls.marking(
-                f"put() of {_records(count)} has not returned" if count else "put() has not returned"
+                f"put() of {count_records(count)} has not returned" if count else "put() has not returned"
             ):
                 await asyncio.to_thread(self.task.put, batch.records)
         except RetriableError:
             if self._refused_mark is None and count:
-                what = f"put() has not accepted {_records(count)} (it raised RetriableError)"
+                what = f"put() has not accepted {count_records(count)} (it raised RetriableError)"
                 self._refused_mark = self.stalls.watch.begin(what, since=started)
             delay_ms = self.context.timeout_ms or DEFAULT_RETRY_MS
             log.warning(

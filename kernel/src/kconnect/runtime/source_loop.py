@@ -55,7 +55,7 @@ from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord, SendAband
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
 from kconnect.runtime.exactly_once import task_producer
-from kconnect.runtime.stall_watch import StallWatchdog
+from kconnect.runtime.stall_watch import StallWatchdog, count_records
 from kconnect.runtime.submitted_records import SubmittedRecords, partition_key
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
 from kconnect.runtime.task_metrics import MetricsReporter, TaskMetrics
@@ -271,7 +271,7 @@ class SourceLoop:
                 await self.control.topic_used(record.topic)
         await self.topic_creation.ensure(outgoing_record.topic for outgoing_record in outgoing)
         with self.stalls.marking(
-            f"Kafka has not taken {len(outgoing)} records (the producer waits for the broker)"
+            f"Kafka has not taken {count_records(len(outgoing))} (the producer waits for the broker)"
         ):
             await self.sender.send(outgoing)
         self.records_sent += len(outgoing)

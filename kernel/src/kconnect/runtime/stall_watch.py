@@ -151,6 +151,11 @@ class StallWatch:
         return min(overdue, key=lambda item: item[1].began) if overdue else None
 
 
+def count_records(count: int) -> str:
+    """``1 record``, ``12 records``: how the loops' stall reasons count records."""
+    return f"{count} record" if count == 1 else f"{count} records"
+
+
 def _seconds(seconds: float) -> str:
     """Whole seconds, or tenths below ten seconds (a short timeout should not read "0 s")."""
     return f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}"

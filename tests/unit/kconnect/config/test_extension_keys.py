@@ -11,6 +11,7 @@ from kconnect.config.extension_keys import (
     task_stall_restart,
     task_stall_timeout_ms,
 )
+from kconnect.worker_config import ConfigFileError, WorkerConfig
 
 KEY = TASK_STALL_TIMEOUT_CONFIG
 
@@ -62,3 +63,12 @@ def test_stalled_tasks_are_restarted_only_when_the_connector_asks(
 ) -> None:
     assert task_stall_restart(connector) is expected
     assert extension_config_def().validate({"task.stall.restart": "maybe"})["task.stall.restart"].errors
+
+
+def test_a_worker_default_that_is_no_number_stops_the_worker_naming_the_key() -> None:
+    with pytest.raises(ConfigFileError) as raised:
+        WorkerConfig.from_props({KEY: "5m"}, "w.properties")
+    assert str(raised.value) == (
+        f"w.properties: {KEY}: Invalid value 5m for configuration {KEY}: Not a number of type LONG"
+    )
+    assert WorkerConfig.from_props({KEY: "-1"}).props[KEY] == "-1"

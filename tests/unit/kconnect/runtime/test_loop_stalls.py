@@ -92,12 +92,14 @@ async def test_a_sink_waiting_for_records_is_never_stalled() -> None:
     assert isinstance(running.loop, SinkLoop)
 
 
-async def run_held_source(config: dict[str, str], check: object) -> MemoryControl:
+async def run_held_source(
+    config: dict[str, str], check: object, producer: FakeProducer | None = None
+) -> MemoryControl:
     """Run a `HeldSource` task with `config` until `check(control)` (a coroutine function) returns."""
     control = MemoryControl()
     spec = task_spec("source", HeldSource, HeldSourceTask, {**STALL, **config})
     spec = dataclasses.replace(spec, task_config=spec.connector_config)  # as the connector gives it
-    loop = SourceLoop(spec, control, plugin_host(HeldSource), FakeProducer())
+    loop = SourceLoop(spec, control, plugin_host(HeldSource), producer or FakeProducer())
     running = asyncio.create_task(loop.run())
     try:
         await check(control)  # type: ignore[operator]
@@ -142,3 +144,22 @@ async def test_an_idle_source_is_never_stalled() -> None:
         await asyncio.sleep(1.2)
 
     assert stalls(await run_held_source({}, idle)) == []
+
+
+async def test_a_send_the_broker_does_not_answer_is_a_stall() -> None:
+    """The producer answers nothing: after two unanswered batches the loop waits to hand over more."""
+    producer = FakeProducer(partitions=1, auto_ack=False)
+
+    async def broker_away_then_back(control: MemoryControl) -> None:
+        await wait_until(lambda: stalls(control) != [])
+        assert stalls(control)[0].startswith(
+            "stalled: Kafka has not taken 1 record (the producer waits for the broker) for "
+        )
+        for sent in producer.sent:
+            producer.answer(sent)
+        await wait_until(lambda: stalls(control)[-1] == "moves again")
+        producer.auto_ack = True
+        for sent in producer.sent:
+            producer.answer(sent)
+
+    await run_held_source({"topic": "t"}, broker_away_then_back, producer)
