@@ -77,7 +77,11 @@ def test_every_key_says_why_unless_it_maps_to_one_argument() -> None:
             "partitioner.class",
             "",
         ),
-        ({"transactional.id": "tx"}, "transactional.id", "not transactional"),
+        (
+            {"transactional.id": "tx"},
+            "transactional.id",
+            "the worker sets it to <group.id>-<connector>-<task>",
+        ),
         ({"no.such.key": "1"}, "no.such.key", "no.such.key is not a Kafka producer configuration"),
         ({"auto.offset.reset": "earliest"}, "auto.offset.reset", "is not a Kafka producer configuration"),
         ({"buffer.memory": "lots"}, "buffer.memory", "Invalid value lots for configuration buffer.memory"),
