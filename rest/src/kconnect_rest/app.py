@@ -16,7 +16,7 @@ from litestar.enums import ScopeType
 from litestar.types import HTTPScope, LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
 from kconnect_rest.controllers import CONTROLLERS
-from kconnect_rest.controllers.internal import put_task_configs
+from kconnect_rest.controllers.internal import fence_zombies, put_task_configs
 from kconnect_rest.dependencies import provide
 from kconnect_rest.errors import exception_handlers
 from kconnect_rest.extensions import RestExtensionFactory, build_extensions, enabled_factories
@@ -88,7 +88,7 @@ def create_app(
     header_filters = ResponseHeaderFilters.from_props(worker_config.props, worker_config.source)
     return ConnectApp(
         header_filters=header_filters,
-        route_handlers=[*CONTROLLERS, *([put_task_configs] if internal else [])],
+        route_handlers=[*CONTROLLERS, *([put_task_configs, fence_zombies] if internal else [])],
         dependencies={
             "herder": provide(herder),
             "worker_config": provide(worker_config),

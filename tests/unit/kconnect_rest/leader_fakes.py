@@ -68,6 +68,7 @@ class InternalFakeHerder(FakeHerder):
         self.signed = signed
         self.leader_url = leader_url
         self.written: list[tuple[str, list[dict[str, str]]]] = []
+        self.fenced: list[str] = []
 
     def internal_request_key(self) -> SessionKey | None:
         return self.session_key
@@ -79,6 +80,11 @@ class InternalFakeHerder(FakeHerder):
         if self.leader_url is not None:
             raise NotLeaderError("This worker is not the leader", self.leader_url)
         self.written.append((connector, [dict(c) for c in configs]))
+
+    async def fence_zombies(self, connector: str) -> None:
+        if self.leader_url is not None:
+            raise NotLeaderError("This worker is not the leader", self.leader_url)
+        self.fenced.append(connector)
 
 
 class RecordingLeader:

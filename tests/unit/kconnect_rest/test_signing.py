@@ -154,3 +154,19 @@ def test_an_unsigned_request_passes_when_the_group_does_not_sign() -> None:
     herder = InternalFakeHerder(None, signed=False)
     assert post_tasks(herder, {}).status_code == 204
     assert herder.written == [("a/b", json.loads(BODY))]
+
+
+def put_fence(herder: InternalFakeHerder, sent: dict[str, str]) -> httpx.Response:
+    app: Litestar = create_app(herder, WorkerConfig.from_props({}))
+    with TestClient(app) as client:
+        return client.put("/connectors/a%2Fb/fence", content=b"", headers=sent)
+
+
+def test_a_signed_fencing_request_reaches_the_herder_and_a_wrong_one_does_not() -> None:
+    herder = InternalFakeHerder(SESSION_KEY)
+    assert put_fence(herder, signature_headers(SESSION_KEY, b"", "HmacSHA256")).status_code == 204
+    assert herder.fenced == ["a/b"]
+    expect.assert_error(put_fence(herder, {}), 400, "Internal request missing required signature")
+    wrong = signature_headers(OTHER_KEY, b"", "HmacSHA256")
+    expect.assert_error(put_fence(herder, wrong), 403, "Internal request contained invalid signature.")
+    assert herder.fenced == ["a/b"]

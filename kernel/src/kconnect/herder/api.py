@@ -211,6 +211,15 @@ class InternalHerder(Protocol):
         """
         ...
 
+    async def fence_zombies(self, connector: str) -> None:
+        """Fence out the producers of the source connector's current task generation and write its
+        task count record (Kafka's fenceZombieSourceTasks, ``PUT /connectors/{name}/fence``).
+
+        Leader only (NotLeaderError otherwise); NotFoundError for an unknown connector,
+        BadRequestError (``Connector <name> is not a source connector``) for a sink.
+        """
+        ...
+
 
 class LeaderRequests(Protocol):
     """How a distributed herder sends the leader what only the leader may write (REST implements it:

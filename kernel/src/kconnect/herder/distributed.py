@@ -38,7 +38,7 @@ from kconnect.distributed.group_member import GroupMember
 from kconnect.distributed.membership import MembershipEvent, MembershipLost, RebalanceStarted
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.distributed.request_signing import InterWorkerKeyConfig
-from kconnect.errors import AlreadyExistsError, NotFoundError, NotLeaderError
+from kconnect.errors import AlreadyExistsError, BadRequestError, NotFoundError, NotLeaderError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
@@ -339,11 +339,21 @@ class DistributedHerder(HerderFrontDoor):
         )
 
     async def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
-        """Write task configs a connector generated on some worker (leader only; internal endpoint)."""
+        """Write task configs a connector generated on some worker (leader only; internal endpoint),
+        after the zombie fencing the leader's own writes get (`LeaderRoutedConfigStore`)."""
         async with self._leadership.as_leader("write task configs"):
             if not self._configs.snapshot().contains(connector):
                 raise NotFoundError(f"Connector {connector} not found")
-            await self._configs.put_task_configs(connector, configs)
+            await self._routed.put_task_configs(connector, configs)
+
+    async def fence_zombies(self, connector: str) -> None:
+        """Fence the source connector's current task generation, then write its task count record
+        (leader only; internal ``PUT /connectors/{name}/fence``, Kafka's fenceZombieSourceTasks)."""
+        async with self._leadership.as_leader("perform zombie fencing"):
+            record = self._record(connector)
+            if self._is_sink(record):
+                raise BadRequestError(f"Connector {connector} is not a source connector")
+            await self._routed.fence_zombies(connector)
 
     async def alter_offsets(self, name: str, offsets: Sequence[ConnectorOffset]) -> str:
         """Alter a STOPPED connector's offsets (leader only) after its `alter_offsets` accepts them."""

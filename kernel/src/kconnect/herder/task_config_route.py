@@ -122,6 +122,16 @@ class LeaderRoutedConfigStore:
         if fenced:
             await self._store.put_task_count_record(connector, len(configs))
 
+    async def fence_zombies(self, connector: str) -> None:
+        """The leader fences the connector's current task generation and writes its task count record
+        (no fencing without exactly-once support, or for a generation of one task, as in Kafka)."""
+        snapshot = self._store.snapshot()
+        count = snapshot.task_count(connector)
+        if self._fencing is not None and await self._fencing.before_task_configs(
+            connector, snapshot.connector_config(connector), count, count
+        ):
+            await self._store.put_task_count_record(connector, count)
+
     async def _send(self, connector: str, configs: list[dict[str, str]]) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + LEADER_RETRY_TIMEOUT_S
