@@ -354,6 +354,10 @@ RUNS_FILE = "runs.file"
 FAILING_RUNS = "failing.runs"
 #: The connector key saying how many lines a `FlakySourceTask` sends in all.
 LINES = "lines"
+#: The connector key naming the file a `FlakySource` appends each start's time to.
+STARTS_FILE = "starts.file"
+#: The connector key saying how many of a `FlakySource`'s first starts fail.
+FAILING_STARTS = "failing.starts"
 
 
 class FlakySourceTask(SourceTask):
@@ -565,9 +569,21 @@ class SwitchableSource(IdleSource):
 
 
 class FlakySource(IdleSource):
-    """One `FlakySourceTask`, given the connector's whole config."""
+    """One `FlakySourceTask`, given the connector's whole config. Each `start` appends its time to the
+    file `STARTS_FILE` names (if any), and the first `FAILING_STARTS` starts fail."""
 
     task = FlakySourceTask
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Count this start; fail if it is one of the first `FAILING_STARTS`."""
+        if config.get(STARTS_FILE):
+            starts_file = Path(config[STARTS_FILE])
+            with starts_file.open("a", encoding="utf-8") as out:
+                out.write(f"{time.time():.3f}\n")
+            starts = len(starts_file.read_text(encoding="utf-8").splitlines())
+            if starts <= int(config.get(FAILING_STARTS, "0")):
+                raise RuntimeError(f"Flaky start {starts} fails on purpose")
+        super().start(config)
 
 
 class HangingSource(SwitchableSource):

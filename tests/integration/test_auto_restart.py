@@ -156,6 +156,29 @@ def test_a_task_failing_its_first_runs_is_restarted_on_schedule_and_sends_every_
     )
 
 
+def test_a_connector_failing_its_first_starts_is_restarted_on_schedule(
+    worker: WorkerProcess, tmp_path: Path, unique_topic: str, kafka_bootstrap: str
+) -> None:
+    name, starts_file = "flaky-connector", tmp_path / "starts"
+    create(worker, name, flaky(unique_topic, tmp_path / "runs", 0, **{
+        "starts.file": str(starts_file), "failing.starts": "2",
+        "auto.restart.enable": "true", "auto.restart.backoff.ms": "2000",
+    }))  # fmt: skip
+
+    # Waits of 0 and 4 s; the count resets after 12 s RUNNING, long after this check.
+    wait_until("the connector to run", lambda: worker.status(name)["connector"]["state"] == "RUNNING", worker)
+    assert len(runs(starts_file)) == 3
+    connector = restarts(worker, name)["connector"]
+    assert (connector["count"], connector["next_attempt_ms"], connector["gave_up"]) == (2, None, False)
+    assert "Flaky start 2 fails on purpose" in connector["last_failure"]
+    log = log_of(worker)
+    for n, delay in ((1, 0), (2, 4000)):
+        assert f"Automatic restart {n} (of unlimited) of connector {name} scheduled in {delay} ms" in log
+        assert f"Automatic restart {n} of connector {name}: restarting it now" in log
+    worker.wait_for_state(name, "RUNNING", tasks=1, timeout=120)
+    assert sorted(topic_values(kafka_bootstrap, unique_topic, 20), key=int) == [str(i) for i in range(20)]
+
+
 def test_after_max_attempts_the_task_stays_failed_and_the_endpoint_says_it_gave_up(
     worker: WorkerProcess, tmp_path: Path, unique_topic: str
 ) -> None:

@@ -186,7 +186,7 @@ class RestartScheduler:
         self._put(instance, schedule.settled(current))
         log.info(
             "%s stayed RUNNING for %d ms: its automatic restart count starts again",
-            describe(instance).capitalize(), running_ms,
+            _sentence(describe(instance)), running_ms,
         )  # fmt: skip
 
     def _put(self, instance: Instance, restarts: AutoRestarts) -> AutoRestarts:
@@ -203,6 +203,10 @@ class RestartScheduler:
         handle = self._settling.pop(instance, None)
         if handle is not None:
             handle.cancel()
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _first_line(trace: str) -> str:
