@@ -9,15 +9,24 @@ the broker's reason; every read must keep answering from what the workers read b
 ACLs are gone, the config topic must hold exactly the records it held before (no refused write
 lands later), every worker must show the connector as it was, and writes must work again (each
 worker reads the topic again: a refused fetch does not end its reader).
+
+The second test freezes the broker (SIGSTOP: its partitions' leader stops answering, as in a long
+pause or a partition) while a connector is created through a follower: the create answers 500
+after Kafka's 30 s with the reason, every read answers throughout, and after the thaw the create
+never lands (a worker reads the topic to the end before it writes, so the frozen broker was sent
+nothing to take late).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer
 from aiokafka.structs import TopicPartition
@@ -179,3 +188,59 @@ def assert_unchanged(worker: WorkerProcess, config: dict[str, str]) -> None:
     assert [status["connector"]["state"], *(t["state"] for t in status["tasks"])] == ["RUNNING", "RUNNING"]
     assert worker.get("/connectors/kept/tasks").status_code == 200
     assert worker.get("/connectors/new").status_code == 404
+
+
+def test_a_write_while_the_broker_is_frozen_answers_500_reads_go_on_and_it_never_lands_later(
+    broker: Any, tmp_path: Path
+) -> None:
+    # Sessions outlast the freeze: the workers stay in their group, only the write meets the outage.
+    props = {**worker_props(broker), "session.timeout.ms": "90000", "heartbeat.interval.ms": "3000"}
+    source_file = tmp_path / "in.txt"
+    source_file.write_text("a line\n", encoding="utf-8")
+    config = {"connector.class": "FileStreamSource", "file": str(source_file), "topic": "frozen-lines"}
+    new = {**config, "topic": "frozen-new"}
+    with running_workers(tmp_path, props, 2) as workers:
+        create(workers[0], "kept", config)
+        for worker in workers:
+            worker.wait_for_state("kept", "RUNNING", tasks=1, timeout=120)
+        config_topic = props["config.storage.topic"]
+        before = asyncio.run(topic_records(broker.bootstrap_servers, config_topic))
+
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            broker.freeze()
+            try:
+                started = time.monotonic()
+                body = {"name": "new", "config": new}  # longer than the worker's 30 s wait for Kafka
+                write = pool.submit(httpx.post, f"{workers[1].url}/connectors", json=body, timeout=120)
+                while not write.done():  # every read answers, and at once, while the write waits
+                    for worker in workers:
+                        assert_unchanged(worker, config)
+                    time.sleep(1)
+                response, took = write.result(), time.monotonic() - started
+            finally:
+                broker.thaw()
+
+        assert response.status_code == 500, response.text
+        message = response.json()["message"]
+        assert message.startswith("Error writing connector configuration to Kafka: "), message
+        assert config_topic in message and "not read to the end within 30 s" in message, message
+        assert took < 60, took
+        # Nothing was sent to the frozen broker, so nothing lands after the thaw: a write made now
+        # is the only record after `before`, and once every worker has read it none shows "new".
+        pause(workers[0], "kept")
+        for worker in workers:
+            worker.wait_for_state("kept", "PAUSED", tasks=1)
+            assert worker.get("/connectors").json() == ["kept"]
+            assert worker.get("/connectors/new").status_code == 404
+        after = asyncio.run(topic_records(broker.bootstrap_servers, config_topic))
+        assert after[: len(before)] == before
+        assert [key for key, _ in after[len(before) :]] == [b"target-state-kept"]
+
+
+def pause(worker: WorkerProcess, name: str) -> None:
+    """Pause a connector, retrying the 409 a rebalance after the thaw can cause (Kafka's advice)."""
+    deadline = time.monotonic() + 60
+    while (response := worker.request("PUT", f"/connectors/{name}/pause")).status_code == 409:
+        assert time.monotonic() < deadline, response.text
+        time.sleep(0.5)
+    assert response.status_code == 202, response.text

@@ -16,8 +16,11 @@ A write the broker refuses or does not acknowledge raises a StoreError with Kafk
 ("Error writing connector configuration to Kafka", ...) and then the reason (the topic and the
 broker's error), which REST answers as a 500; Java's answer carries the text alone and logs the
 reason. The error keeps its class, so a write the broker did not answer stays retriable. This
-worker's snapshot changes only from what it reads back: a refused write changes nothing anywhere,
-and one that timed out shows on every worker if the broker takes it late (as in Kafka).
+worker's snapshot changes only from what it reads back, and a refused write changes nothing
+anywhere. Every write first reads the topic to the end, so a broker that does not answer is never
+sent a write it could take after the caller was told it failed; only a broker that stops answering
+between that read and its acknowledgement may still take a write reported as failed (as Kafka's
+may), and then every worker applies it.
 """
 
 from __future__ import annotations
@@ -104,21 +107,17 @@ class KafkaConfigBackingStore(KafkaBackedStore):
         if target is not None:
             records.append((target_state_key(connector), target_state_value(target)))
         records.append((connector_key(connector), config_value(config)))
-        async with _writing("Error writing connector configuration to Kafka"):
-            await self._log.send_all(records)
-            await self._log.read_to_end()
+        await self._write("Error writing connector configuration to Kafka", records)
 
     async def remove_connector_config(self, connector: str) -> None:
         """Tombstone the connector's config and target state; its task configs are forgotten on read."""
-        async with _writing("Error removing connector configuration from Kafka"):
-            await self._log.send_all([(connector_key(connector), None), (target_state_key(connector), None)])
-            await self._log.read_to_end()
+        records = [(connector_key(connector), None), (target_state_key(connector), None)]
+        await self._write("Error removing connector configuration from Kafka", records)
 
     async def put_target_state(self, connector: str, target: TargetState) -> None:
         """Write the connector's target state, then read back."""
-        async with _writing("Error writing target state to Kafka"):
-            await self._log.send(target_state_key(connector), target_state_value(target))
-            await self._log.read_to_end()
+        records = [(target_state_key(connector), target_state_value(target))]
+        await self._write("Error writing target state to Kafka", records)
 
     async def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
         """Write every task config, then the commit that makes them current (Kafka's order).
@@ -144,26 +143,38 @@ class KafkaConfigBackingStore(KafkaBackedStore):
     async def put_task_count_record(self, connector: str, tasks: int) -> None:
         """Write ``tasks-fencing-<name>`` (KIP-618): the leader fenced the generation before this
         one of `tasks` tasks (Kafka's putTaskCountRecord), then read back."""
-        async with _writing("Error writing task count record to Kafka"):
-            await self._log.send(task_count_key(connector), task_count_value(tasks))
-            await self._log.read_to_end()
+        records = [(task_count_key(connector), task_count_value(tasks))]
+        await self._write("Error writing task count record to Kafka", records)
 
     async def put_restart_request(self, request: RestartRequest) -> None:
         """Write a KIP-745 restart request; every worker's listener hears it when read."""
-        async with _writing(f"Error writing {_java_text(request)} to Kafka"):
-            await self._log.send(restart_key(request.connector), restart_value(request))
+        records = [(restart_key(request.connector), restart_value(request))]
+        await self._write(f"Error writing {_java_text(request)} to Kafka", records, read_back=False)
 
     async def put_logger_level(self, namespace: str, level: str) -> None:
         """Write a cluster-wide logger level (KIP-976), then read back (this worker hears it too)."""
-        async with _writing("Error writing logger level to Kafka"):
-            await self._log.send(logger_level_key(namespace), logger_level_value(level))
-            await self._log.read_to_end()
+        records = [(logger_level_key(namespace), logger_level_value(level))]
+        await self._write("Error writing logger level to Kafka", records)
 
     async def put_session_key(self, session_key: SessionKey) -> None:
         """Write a new session key (the leader does, for request signing), then read back."""
-        async with _writing("Error writing session key to Kafka"):
-            await self._log.send("session-key", session_key_value(session_key))
+        await self._write(
+            "Error writing session key to Kafka", [("session-key", session_key_value(session_key))]
+        )
+
+    async def _write(
+        self, kafka_text: str, records: Sequence[tuple[bytes | str, bytes | None]], *, read_back: bool = True
+    ) -> None:
+        """Write `records` as one batch; a failure raises with `kafka_text` and the reason.
+
+        Steps: read the topic to the end first, so a broker that does not answer now is never sent
+        a write it might take after the caller was told it failed (and this worker's view is
+        current); send and wait for the acknowledgement; read back, unless not `read_back`."""
+        async with _writing(kafka_text):
             await self._log.read_to_end()
+            await self._log.send_all(list(records))
+            if read_back:
+                await self._log.read_to_end()
 
     def _on_record(self, record: Any) -> None:
         key = record.key.decode("utf-8", "replace") if record.key is not None else ""
