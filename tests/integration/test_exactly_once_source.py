@@ -38,11 +38,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.errors import KafkaError
 from aiokafka.structs import TopicPartition
 from kconnect.kafka.fencing import fence_producers
+from kconnect.model import SessionKey
+from kconnect.storage.config_records import parse_config_record
+from kconnect_rest.signing import signature_headers
 
 from tests.integration.harness import lines
 from tests.integration.test_distributed import create_topic, group_props, wait_healthy
@@ -66,6 +70,26 @@ async def _end_offsets(bootstrap: str, topic: str) -> int:
         return int((await consumer.end_offsets([partition]))[partition])
     finally:
         await consumer.stop()
+
+
+async def _config_records(bootstrap: str, topic: str) -> dict[str, bytes | None]:
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest")
+    await consumer.start()
+    try:
+        partition = TopicPartition(topic, 0)
+        end = (await consumer.end_offsets([partition]))[partition]
+        latest: dict[str, bytes | None] = {}
+        while await consumer.position(partition) < end:
+            for records in (await consumer.getmany(timeout_ms=500)).values():
+                latest.update((r.key.decode(), r.value) for r in records)
+        return latest
+    finally:
+        await consumer.stop()
+
+
+def config_records(bootstrap: str, topic: str) -> dict[str, bytes | None]:
+    """The newest value of each key of the config topic."""
+    return asyncio.run(_config_records(bootstrap, topic))
 
 
 def written(bootstrap: str, topic: str) -> int:
@@ -248,7 +272,10 @@ def test_a_zombie_thawed_after_its_task_moved_cannot_write(tmp_path: Path, kafka
     """The worker running the task (and its Spark processes) is frozen with SIGSTOP mid-copy, past
     the session timeout; the other worker takes the task over and writes. Thawed, the zombie's task
     carries on where it stopped, but its producer was fenced by its successor's: nothing it sends
-    after that is ever visible, so every line is still read exactly once."""
+    after that is ever visible, so every line is still read exactly once. The config topic then
+    holds the connector's task count record, and the internal ``PUT /connectors/{name}/fence``,
+    signed with the group's session key, answers 204 through either worker (404 for an unknown
+    connector)."""
     count = 40_000
     with copying(tmp_path, kafka_bootstrap, count) as copy:
         zombie = copy.wait_running("the copy under way", copy.workers[0], count // 4)
@@ -264,6 +291,21 @@ def test_a_zombie_thawed_after_its_task_moved_cannot_write(tmp_path: Path, kafka
         finally:
             signal_tree(zombie, signal.SIGCONT)
         copy.check_exactly_once(count)
+
+        # The leader wrote the task count record with the task configs; Kafka's internal fencing
+        # endpoint, signed with the group's session key and sent to any worker, answers 204.
+        records = config_records(kafka_bootstrap, copy.props["config.storage.topic"])
+        assert records["tasks-fencing-copy"] == b'{"task-count":1}'
+        session_key = parse_config_record("session-key", records["session-key"])
+        assert isinstance(session_key, SessionKey)
+        signed = signature_headers(session_key, b"", "HmacSHA256")
+        for worker in copy.workers:
+            fenced = httpx.put(f"{worker.url}/connectors/copy/fence", content=b"", headers=signed, timeout=60)
+            assert fenced.status_code == 204, fenced.text
+            unknown = httpx.put(
+                f"{worker.url}/connectors/nope/fence", content=b"", headers=signed, timeout=60
+            )
+            assert unknown.status_code == 404, unknown.text
 
 
 @pytest.mark.timeout(600)
