@@ -13,6 +13,7 @@ the committed offsets with no line lost.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,13 @@ from tests.worker_process import WorkerProcess
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def workers(spark_cluster: Any, tmp_path: Path, kafka_bootstrap: str) -> Iterator[list[WorkerProcess]]:
-    """Two distributed workers of a fresh group, each a Spark application on the cluster."""
+@pytest.fixture(scope="module")
+def workers(
+    spark_cluster: Any, tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str
+) -> Iterator[list[WorkerProcess]]:
+    """Two distributed workers of a fresh group, each a Spark application on the cluster, shared by the
+    module's tests: a test that another follows deletes its connectors (`pipeline_names`), so the next
+    finds both task slots free and the group's work as a fresh group has it."""
     props = group_props(
         kafka_bootstrap,
         "kconnect-spark",
@@ -50,29 +55,46 @@ def workers(spark_cluster: Any, tmp_path: Path, kafka_bootstrap: str) -> Iterato
             "executor.control.host": "127.0.0.1",
         },
     )
-    with running_workers(tmp_path, props, 2) as started:
+    with running_workers(tmp_path_factory.mktemp("distributed-spark"), props, 2) as started:
         yield started
 
 
+@pytest.fixture
+def pipeline_names(workers: list[WorkerProcess]) -> Iterator[tuple[str, str]]:
+    """A source and a sink name of this test's own; both connectors are deleted when it ends."""
+    suffix = uuid.uuid4().hex[:8]
+    names = (f"src-{suffix}", f"sink-{suffix}")
+    yield names
+    for name in names:
+        workers[0].request("DELETE", f"/connectors/{name}")
+    for worker in workers:
+        worker.wait_for("the test's connectors gone", lambda w=worker: w.get("/connectors").json() == [], 60)
+
+
 def test_each_workers_task_runs_in_its_own_application_on_the_cluster(
-    spark_cluster: Any, workers: list[WorkerProcess], tmp_path: Path, unique_topic: str
+    spark_cluster: Any,
+    workers: list[WorkerProcess],
+    pipeline_names: tuple[str, str],
+    tmp_path: Path,
+    unique_topic: str,
 ) -> None:
     a, b = workers
+    src, sink = pipeline_names
     source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
     source_file.write_text(lines(0, 5000), encoding="utf-8")
-    create(a, "src", {"connector.class": "FileStreamSource", "file": str(source_file), "topic": unique_topic})
-    create(b, "sink", {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": unique_topic})
+    create(a, src, {"connector.class": "FileStreamSource", "file": str(source_file), "topic": unique_topic})
+    create(b, sink, {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": unique_topic})
     for worker in workers:
-        worker.wait_for("the source RUNNING", lambda w=worker: all_tasks_in("RUNNING", "src", 1)(w), 180)
-        worker.wait_for("the sink RUNNING", lambda w=worker: all_tasks_in("RUNNING", "sink", 1)(w), 180)
+        worker.wait_for("the source RUNNING", lambda w=worker: all_tasks_in("RUNNING", src, 1)(w), 180)
+        worker.wait_for("the sink RUNNING", lambda w=worker: all_tasks_in("RUNNING", sink, 1)(w), 180)
     a.wait_for("all 5000 lines in the sink", lambda: len(read_lines(sink_file)) >= 5000, 180)
     assert read_lines(sink_file) == read_lines(source_file), "lines lost, duplicated or out of order"
 
     by_id = {f"127.0.0.1:{w.port}": w for w in workers}
-    src_worker = by_id[task_states(a, "src")[0][1]]
-    sink_worker = by_id[task_states(a, "sink")[0][1]]
+    src_worker = by_id[task_states(a, src)[0][1]]
+    sink_worker = by_id[task_states(a, sink)[0][1]]
     assert src_worker is not sink_worker, "the group put both tasks on one worker"
-    [src_run], [sink_run] = task_runs(src_worker, "src"), task_runs(sink_worker, "sink")
+    [src_run], [sink_run] = task_runs(src_worker, src), task_runs(sink_worker, sink)
     src_executor = executor_of(int(src_run["pid"]), src_worker)
     sink_executor = executor_of(int(sink_run["pid"]), sink_worker)
     for worker in workers:
