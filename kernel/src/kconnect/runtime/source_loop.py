@@ -208,7 +208,8 @@ class SourceLoop:
         """A transaction committed: its records are acknowledged, so forget them and tell the task."""
         self._raise_send_error()
         self.submitted.committable()
-        await asyncio.to_thread(self.task.commit)
+        with self.stalls.marking("commit() has not returned"):
+            await asyncio.to_thread(self.task.commit)
 
     async def _poll(self) -> list[SourceRecord] | None:
         """One `poll` in a thread; `_wake_poll_on_stop` may call `stop` meanwhile."""
@@ -373,7 +374,11 @@ class SourceLoop:
         """
         if self.transactions is not None:
             # Exactly once: transactions end at their boundaries; a pause or the end commits.
-            if wait and await self.transactions.commit():
+            if not wait:
+                return
+            with self.stalls.marking("the producer transaction's commit has not completed"):
+                committed = await self.transactions.commit()
+            if committed:
                 await self._after_transaction()
             return
         if wait:
