@@ -97,7 +97,9 @@ class HerderFrontDoor:
         )
         self.loggers = Loggers()
         """This worker's logger levels (`/admin/loggers`; cluster-wide levels read in distributed mode)."""
-        self.restarts = RestartScheduler(status_store, self._config_of, lambda event: self._owner.post(event))
+        self.restarts = RestartScheduler(
+            status_store, self._config_of, lambda event: self._owner.post(event), runs_here=self._runs_here
+        )
         """Automatic restarts (docs/reliability.md); `schedule_restart` asks for one for any reason."""
         effects = EffectRunner(
             worker_config,
@@ -179,6 +181,11 @@ class HerderFrontDoor:
             self.restarts.cancel_restart(task)
         else:
             self.restarts.schedule_restart(task, trace)
+
+    def _runs_here(self, instance: str | ConnectorTaskId) -> bool:
+        if isinstance(instance, str):
+            return self._state.owns_connector(instance)
+        return self._state.owns_task(instance)
 
     def _config_of(self, name: str) -> Mapping[str, str] | None:
         record = self._state.connectors.get(name)

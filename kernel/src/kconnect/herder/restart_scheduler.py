@@ -54,13 +54,17 @@ class RestartScheduler:
         config_of: Callable[[str], Mapping[str, str] | None],
         post: Callable[[ev.Event], None],
         clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+        runs_here: Callable[[Instance], bool] = lambda _instance: True,
     ) -> None:
         """`config_of` gives a connector's current config (None once deleted); `post` queues an event
-        for the herder's owner; `clock_ms` is the wall clock the schedule's times are written in."""
+        for the herder's owner; `clock_ms` is the wall clock the schedule's times are written in;
+        `runs_here` says whether this worker still runs an instance (a rebalance may have moved it
+        without a status write here, so a late timer must not write its schedule)."""
         self._statuses = statuses
         self._config_of = config_of
         self._post = post
         self._clock_ms = clock_ms
+        self._runs_here = runs_here
         self._timers: dict[Instance, tuple[asyncio.TimerHandle, bool]] = {}
         self._settling: dict[Instance, asyncio.TimerHandle] = {}
         self._fired: set[Instance] = set()
@@ -181,7 +185,7 @@ class RestartScheduler:
     def _settled(self, instance: Instance, running_ms: int) -> None:
         self._settling.pop(instance, None)
         current = self.get(instance)
-        if current is None:
+        if current is None or not self._runs_here(instance):
             return
         self._put(instance, schedule.settled(current))
         log.info(

@@ -23,8 +23,9 @@ class Harness:
         self.store = MemoryStatusBackingStore()
         self.posted: list[ev.Event] = []
         self.now = 1_000
+        self.here = True
         self.scheduler = RestartScheduler(
-            self.store, lambda _name: self.config, self.posted.append, self.clock
+            self.store, lambda _name: self.config, self.posted.append, self.clock, lambda _i: self.here
         )
 
     def clock(self) -> int:
@@ -81,6 +82,17 @@ async def test_running_for_the_next_backoff_resets_the_count() -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError(h.store.get_auto_restarts(TASK))
+
+
+async def test_a_count_does_not_reset_here_once_the_instance_moved_to_another_worker() -> None:
+    h = Harness(ON)
+    h.task(State.FAILED, "boom")
+    await h.due()
+    h.task(State.RESTARTING)
+    h.task(State.RUNNING)
+    h.here = False  # a rebalance moved the task; this worker wrote no status for it
+    await asyncio.sleep(0.2)
+    assert h.store.get_auto_restarts(TASK) == AutoRestarts(1, "boom", 1_000, None, False)
 
 
 async def test_the_worker_gives_up_after_max_attempts(caplog: pytest.LogCaptureFixture) -> None:
