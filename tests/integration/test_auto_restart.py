@@ -279,3 +279,24 @@ def test_distributed_the_next_owner_continues_the_count_after_the_owner_stops(
 
 def worker_id_of(worker: WorkerProcess) -> str:
     return re.sub(r"^https?://", "", worker.url)
+
+
+def test_validate_checks_the_keys_only_when_a_config_sets_them(
+    worker: WorkerProcess, unique_topic: str
+) -> None:
+    base = {"connector.class": "FlakySource", "topic": unique_topic, "name": "flaky-validated"}
+    path = "/connector-plugins/FlakySource/config/validate"
+
+    plain = worker.request("PUT", path, base).json()
+    assert not any(c["value"]["name"].startswith("auto.restart.") for c in plain["configs"])
+
+    wrong = worker.request("PUT", path, {**base, "auto.restart.enable": "maybe"}).json()
+    assert wrong["error_count"] == 1
+    errors = {c["value"]["name"]: c["value"]["errors"] for c in wrong["configs"]}
+    assert errors["auto.restart.enable"] == [
+        "Invalid value maybe for configuration auto.restart.enable: Expected value to be either true or false"
+    ]
+    response = worker.request(
+        "PUT", f"{path_of('flaky-validated')}/config", {**base, "auto.restart.enable": "maybe"}
+    )
+    assert response.status_code == 400, response.text
