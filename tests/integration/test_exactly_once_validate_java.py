@@ -16,6 +16,9 @@ a ``kconnect standalone`` worker answer them too (standalone mode reads no exact
 * ``POST /connectors`` (``initial_state`` STOPPED, so no task runs) for a set of those configs:
   the status code, and the error message or the created connector's name, config and type.
 
+A last test runs two workers of each kind in one group during an upgrade (leader ``enabled``, follower
+``preparing``): a create through the follower is validated there first, as Kafka's.
+
 The test connector is ``tests/java_oracle/ExactlyOnceAnswers.java`` on the Java side and
 ``tests.connectors.ExactlyOnceAnswers`` on ours: both answer from the config's ``answer.*`` keys.
 The differences expected, each documented: kconnect refuses a non-empty ``offsets.storage.topic``
@@ -52,6 +55,7 @@ EOS, BOUNDARY, INTERVAL, OFFSETS = (
     "transaction.boundary.interval.ms",
     "offsets.storage.topic",
 )
+NO_EXACTLY_ONCE_TEXT = "This worker does not have exactly-once source support enabled."
 NO_OFFSETS_TOPIC = (
     "A separate offsets topic per connector is not supported by kconnect; remove offsets.storage.topic "
     "to use the worker's offsets topic"
@@ -273,3 +277,50 @@ def test_validate_and_create_answer_the_exactly_once_keys_as_java_4_3_1(
     for index, row in enumerate(CREATED):
         config = _config(row, f"eos-{index}-{uuid.uuid4().hex[:6]}")
         assert _create(ours, config) == _create(java, config), row
+
+
+def _started(workers: list[JavaConnectWorker | WorkerProcess]) -> None:
+    """Start one worker after the other, each ready before the next (the first leads its group)."""
+    for worker in workers:
+        if isinstance(worker, JavaConnectWorker):
+            worker.start().wait_ready()
+        else:
+            worker.start(timeout=180)
+            worker.wait_for(
+                "the worker to join", lambda w=worker: w.get("/connectors").status_code == 200, 180
+            )
+
+
+def test_during_an_upgrade_a_create_is_validated_by_the_worker_it_reaches_as_java_4_3_1(
+    tmp_path: Path, kafka_bootstrap: str, java_classes: Path
+) -> None:
+    """A leader with ``enabled`` and a follower still ``preparing`` (a rolling upgrade's second step):
+    Kafka's follower validates a create with its own level before it forwards it (DistributedHerder's
+    doPutConnectorConfig), so ``required`` is refused through the follower and accepted by the leader."""
+    env = plugin_env(install_connectors(tmp_path / "plugins"))
+    config = _config(_row(eos="required", eos_answer="SUPPORTED"), "upgrade")
+    answers = {}
+    for side in ("java", "kconnect"):
+        props = group_props(kafka_bootstrap, f"{side}-upgrade", "enabled")
+        workers: list[JavaConnectWorker | WorkerProcess] = []
+        for level in ("enabled", "preparing"):
+            worker_props = {**props, "exactly.once.source.support": level}
+            if side == "java":
+                workers.append(JavaConnectWorker(tmp_path, worker_props, java_classes))
+            else:
+                workers.append(
+                    WorkerProcess(
+                        tmp_path, {**worker_props, "spark.master": "local[1]"}, env=env, mode="distributed"
+                    )
+                )
+        try:
+            _started(workers)
+            leader, follower = workers
+            answers[side] = (_create(follower, config), _create(leader, config))
+        finally:
+            for worker in reversed(workers):
+                worker.stop()
+    assert answers["kconnect"] == answers["java"]
+    (through_follower, through_leader) = answers["kconnect"]
+    assert through_follower[0] == 400 and NO_EXACTLY_ONCE_TEXT in through_follower[1]["message"]
+    assert through_leader[0] == 201

@@ -271,11 +271,14 @@ class DistributedHerder(HerderFrontDoor):
         allow_replace: bool,
         initial_state: TargetState | None = None,
     ) -> PutResult:
-        """Validate and write the connector's config to the config topic (leader only); answers once
-        every worker can read it, with the tasks it has so far (none for a new connector, as Kafka)."""
+        """Validate, then write the connector's config to the config topic (leader only); answers once
+        every worker can read it, with the tasks it has so far (none for a new connector, as Kafka).
+
+        As Kafka's, the worker the request reached validates it before it forwards it to the leader
+        (which validates it again): with its own ``exactly.once.source.support`` during an upgrade."""
         config = with_connector_name(config, name)
+        await self._validate(config, self._owner.deadline())
         async with self._leadership.as_leader("create or update a connector"):
-            await self._validate(config, self._owner.deadline())
             created = not self._configs.snapshot().contains(name)
             if not created and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
