@@ -157,7 +157,7 @@ class RestartScheduler:
         limit = "unlimited" if policy.max_attempts < 0 else str(policy.max_attempts)
         log.info(
             "Automatic restart %d (of %s) of %s scheduled in %d ms: %s",
-            after.count + 1, limit, describe(instance), delay_ms, _first_line(reason),
+            after.count + 1, limit, describe(instance), delay_ms, _gist(reason),
         )  # fmt: skip
         handle = asyncio.get_running_loop().call_later(delay_ms / 1000, self._fire, instance, only_failed)
         self._timers[instance] = (handle, only_failed)
@@ -213,5 +213,9 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _first_line(trace: str) -> str:
-    return trace.strip().splitlines()[0] if trace.strip() else "no reason given"
+def _gist(trace: str) -> str:
+    """The line of a trace that says what failed: a Python traceback's last, any other trace's first."""
+    lines = [line.strip() for line in trace.strip().splitlines() if line.strip()]
+    if not lines:
+        return "no reason given"
+    return lines[-1] if lines[0].startswith("Traceback (most recent call last)") else lines[0]

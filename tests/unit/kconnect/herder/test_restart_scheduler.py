@@ -59,14 +59,18 @@ async def test_a_failure_is_restarted_and_counted_and_a_manual_restart_resets(
     h.task(State.RESTARTING)
     assert h.store.get_auto_restarts(TASK) == AutoRestarts(1, "boom\nat x", 1_000, None, False)
     h.now = 2_000
-    h.task(State.FAILED, "again")
-    assert h.store.get_auto_restarts(TASK) == AutoRestarts(1, "again", 2_000, 2_040, False)  # 20 x 1 x 2
+    h.task(State.FAILED, "Traceback (most recent call last):\n  File x\nRuntimeError: again")
+    again = "Traceback (most recent call last):\n  File x\nRuntimeError: again"
+    assert h.store.get_auto_restarts(TASK) == AutoRestarts(1, again, 2_000, 2_040, False)  # 20 x 1 x 2
     h.task(State.RESTARTING)  # the user's restart came first: the count starts again, the timer goes
-    assert h.store.get_auto_restarts(TASK) == AutoRestarts(0, "again", 2_000, None, False)
+    assert h.store.get_auto_restarts(TASK) == AutoRestarts(0, again, 2_000, None, False)
     await asyncio.sleep(0.1)
     assert len(h.posted) == 1
     assert "Automatic restart 1 (of unlimited) of task c-0 scheduled in 0 ms: boom" in caplog.text
-    assert "Automatic restart 2 (of unlimited) of task c-0 scheduled in 40 ms: again" in caplog.text
+    assert (
+        "Automatic restart 2 (of unlimited) of task c-0 scheduled in 40 ms: RuntimeError: again"
+        in caplog.text
+    )
     assert "Automatic restart 1 of task c-0: restarting it now" in caplog.text
     assert "Manual restart of task c-0: its automatic restart count starts again" in caplog.text
 
