@@ -154,15 +154,16 @@ def test_worker_restart_resumes_from_committed_offsets(
     assert sink.read_bytes() == source.read_bytes(), "lines lost or duplicated across the restart"
 
 
-def test_connector_plugins_follow_what_is_pip_installed(start_worker: Any, tmp_path: Path) -> None:
+def test_connector_plugins_follow_what_is_pip_installed(
+    rest_worker: WorkerProcess, start_worker: Any, tmp_path: Path
+) -> None:
     def connector_classes(worker: WorkerProcess) -> set[str]:
         response = worker.get("/connector-plugins")
         assert response.status_code == 200
         return {p["class"] for p in response.json()}
 
-    with_file = start_worker()
-    assert "org.apache.kafka.connect.file.FileStreamSourceConnector" in connector_classes(with_file)
-    with_file.stop()
+    # The shared worker runs in this environment, kconnect-file installed.
+    assert "org.apache.kafka.connect.file.FileStreamSourceConnector" in connector_classes(rest_worker)
     # `pip uninstall kconnect-file` in a throwaway venv: the shared test environment keeps it.
     without = start_worker(python=venv_without("kconnect-file", tmp_path / "venv"))
     classes = connector_classes(without)

@@ -135,6 +135,8 @@ class SourceLoop:
         self._stop_call: asyncio.Future[None] | None = None
         #: A `poll` call is running in its thread.
         self._polling = False
+        #: Records of the open transaction Kafka has, for `commit_record` once it commits.
+        self._in_transaction: list[tuple[SourceRecord, Any]] = []
         #: Acknowledged offsets the worker could not store yet, by source partition.
         self._unstored: dict[str, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
 
@@ -208,6 +210,9 @@ class SourceLoop:
         """A transaction committed: its records are acknowledged, so forget them and tell the task."""
         self._raise_send_error()
         self.submitted.committable()
+        done, self._in_transaction = self._in_transaction, []
+        for record, metadata in done:
+            self._commit_record(record, metadata)
         with self.stalls.marking("commit() has not returned"):
             await asyncio.to_thread(self.task.commit)
 
@@ -298,7 +303,7 @@ class SourceLoop:
     def _drop(self, record: SourceRecord) -> None:
         """A record that will not be sent counts as acknowledged: its offset is committed in turn."""
         self.submitted.ack(self.submitted.submit(record.source_partition, record.source_offset))
-        self._commit_record(record, None)
+        self._record_done(record, None)
 
     def _convert(self, record: SourceRecord) -> tuple[bytes | None, bytes | None, list[tuple[str, bytes]]]:
         topic = record.topic
@@ -334,7 +339,15 @@ class SourceLoop:
         for index, outgoing in enumerate(batch):
             submitted, record = outgoing.on_ack
             ack(submitted)
-            self._commit_record(record, metadata._replace(offset=metadata.offset + index))
+            self._record_done(record, metadata._replace(offset=metadata.offset + index))
+
+    def _record_done(self, record: SourceRecord, metadata: Any) -> None:
+        """Kafka has the record (or it was dropped): tell the task now, or, in a transaction, once
+        the transaction committed (Kafka's exactly-once task calls commitRecord then)."""
+        if self.transactions is None:
+            self._commit_record(record, metadata)
+        elif self._notify_commits:
+            self._in_transaction.append((record, metadata))
 
     def _commit_record(self, record: SourceRecord, metadata: Any) -> None:
         # Kafka logs and goes on: commit_record is a notification, the offset is Kafka's to track.

@@ -32,6 +32,7 @@ class TransactionalFakeProducer(FakeProducer):
     def __init__(self) -> None:
         super().__init__()
         self.log: list[Any] = []
+        self.refuse_commit: Exception | None = None
 
     async def send_batch(self, batch: FakeBatch, topic: str, *, partition: int) -> asyncio.Future[Any]:
         self.log.append(("batch", topic, len(batch.records)))
@@ -45,6 +46,8 @@ class TransactionalFakeProducer(FakeProducer):
         failed = [s for s in self.sent if s.future.exception() is not None]
         if failed:
             raise failed[0].future.exception()  # type: ignore[misc]
+        if self.refuse_commit is not None:
+            raise self.refuse_commit
         self.log.append("commit")
 
     async def abort_transaction(self) -> None:
@@ -88,6 +91,17 @@ async def test_each_poll_is_one_transaction_with_its_offsets_and_the_worker_stor
     ]  # fmt: skip
     assert control.committed == [], "offsets travel in the task's transactions, not through the worker"
     assert loop.task.commits == 2  # type: ignore[attr-defined]
+    assert [v for v, _ in loop.task.committed_records] == ["v1", "v2", "v3"]  # type: ignore[attr-defined]
+
+
+async def test_commit_record_waits_for_the_transaction_to_commit() -> None:
+    control, producer = MemoryControl(), TransactionalFakeProducer()
+    producer.refuse_commit = RuntimeError("ProducerFenced")
+    loop = make_loop(control, producer, [[rec("v1", 1)]])
+    with pytest.raises(RuntimeError, match="ProducerFenced"):
+        await loop.run()
+    assert producer.sent and producer.sent[0].future.done(), "Kafka acknowledged the record"
+    assert loop.task.committed_records == [], "but its transaction never committed"  # type: ignore[attr-defined]
 
 
 async def test_a_failed_send_aborts_the_transaction_and_fails_the_task() -> None:
