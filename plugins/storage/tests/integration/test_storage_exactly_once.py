@@ -183,14 +183,11 @@ def unique_root(stem: str) -> str:
 
 # --- 1. SIGKILL five times ------------------------------------------------------------------------------
 
-#: Issue 19 states a million records for the pipelines, not for this test: 250,000 records in 50 files
-#: of 5,000 go through the same 50 commit cycles and 5 kills as a million in files of 20,000 did.
-RECORDS = 250_000
+RECORDS = 1_000_000
 KILL_PARTITIONS = 2
-FLUSH = 5_000
-#: Kill once this many files are committed (of 50), a little later each time (a quarter of the delays
-#: that landed the kills across the commit cycle of files four times larger).
-KILL_AT = ((4, 0.0), (13, 0.025), (22, 0.075), (31, 0.15), (40, 0.25))
+FLUSH = 20_000
+#: Kill once this many files are committed (of 50), a little later each time.
+KILL_AT = ((4, 0.0), (13, 0.1), (22, 0.3), (31, 0.6), (40, 1.0))
 
 
 @pytest.mark.timeout(900)
