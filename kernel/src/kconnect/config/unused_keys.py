@@ -1,6 +1,7 @@
-"""Keys a worker or a task is given and does not use: logged, once per process, so none is silently ignored.
+"""Keys a worker, a task or a standalone worker's connector is given and does not use: logged, so none is
+silently ignored.
 
-Two kinds, two calls:
+Three kinds, three calls:
 
 * `log_worker_keys`, called by `kconnect.worker_config.WorkerConfig.from_props` at worker start:
   each client key of the worker that kconnect accepts without effect (``producer.*``,
@@ -9,10 +10,14 @@ Two kinds, two calls:
   Kafka 4.3's clients use (``AbstractConfig.logUnused``: one INFO line listing them);
 * `log_override_keys`, called by `kconnect.kafka.clients` when a task builds a client: the
   connector's ``<client>.override.*`` keys without effect. Tasks run in Spark Python workers, whose
-  log lines reach the worker's log as every task line does.
+  log lines reach the worker's log as every task line does;
+* `log_standalone_exactly_once_keys`, called by `kconnect.herder.standalone.StandaloneHerder` each
+  time it starts or (re)configures a source connector: the exactly-once keys it accepts, as Kafka's
+  standalone mode does, and does not act on (`standalone_exactly_once_keys`): one WARN line per
+  config change.
 
-Each key is logged once per process (per client, and per connector for overrides): a task that
-restarts a hundred times, or a Python worker that hosts task after task, adds no line.
+The first two log each key once per process (per client, and per connector for overrides): a task
+that restarts a hundred times, or a Python worker that hosts task after task, adds no line.
 """
 
 from __future__ import annotations
@@ -27,6 +32,12 @@ from kconnect.config.client_properties import (
     worker_admin_props,
     worker_client_keys,
 )
+from kconnect.config.connector_keys import (
+    EXACTLY_ONCE_SUPPORT_CONFIG,
+    OFFSETS_TOPIC_CONFIG,
+    TRANSACTION_BOUNDARY_CONFIG,
+    TRANSACTION_BOUNDARY_INTERVAL_CONFIG,
+)
 from kconnect.config.known_worker_keys import unknown_worker_keys
 
 log = logging.getLogger(__name__)
@@ -35,6 +46,12 @@ NO_EFFECT_MESSAGE = "The configuration '%s' (%s) is accepted but has no effect i
 """The line for a key without effect: key, where it was given (client, connector), reason."""
 UNUSED_MESSAGE = "These configurations '%s' were supplied but are not used yet."
 """Kafka 4.3's ``AbstractConfig.logUnused`` line (INFO), with the keys as Java prints a set."""
+STANDALONE_EXACTLY_ONCE_MESSAGE = (
+    "Source connector %s sets %s, accepted but without effect on a standalone worker: standalone mode has "
+    "no exactly-once source support; its tasks deliver at least once and store offsets in "
+    "offset.storage.file.filename"
+)
+"""The WARN line of a standalone worker's source connector: its name, then ``key=value, ...``."""
 
 _logged: set[tuple[str, str]] = set()
 _lock = threading.Lock()  # task threads of one Python worker build clients concurrently
@@ -77,3 +94,34 @@ def log_override_keys(kind: ClientKind, connector: Mapping[str, str]) -> None:
     if overrides:
         where = f"{prefix.rstrip('.')} of connector {connector.get('name', '')}".rstrip()
         _log_no_effect(where, no_effect_props(kind, overrides))
+
+
+def standalone_exactly_once_keys(config: Mapping[str, str]) -> dict[str, str]:
+    """The keys of source `config` that a standalone worker does not act on, with their values, in this
+    order: ``exactly.once.support=required``, ``transaction.boundary`` other than ``poll``,
+    ``transaction.boundary.interval.ms`` and ``offsets.storage.topic`` (a blank value counts as unset)."""
+    found: dict[str, str] = {}
+    for key in (
+        EXACTLY_ONCE_SUPPORT_CONFIG,
+        TRANSACTION_BOUNDARY_CONFIG,
+        TRANSACTION_BOUNDARY_INTERVAL_CONFIG,
+        OFFSETS_TOPIC_CONFIG,
+    ):
+        value = (config.get(key) or "").strip()
+        if not value:
+            continue
+        if key == EXACTLY_ONCE_SUPPORT_CONFIG and value.lower() != "required":
+            continue
+        if key == TRANSACTION_BOUNDARY_CONFIG and value.lower() == "poll":
+            continue
+        found[key] = value
+    return found
+
+
+def log_standalone_exactly_once_keys(name: str, config: Mapping[str, str]) -> None:
+    """Log one WARN line naming source connector `name` and its keys a standalone worker does not act
+    on, if `config` sets any (see `standalone_exactly_once_keys`); nothing otherwise."""
+    found = standalone_exactly_once_keys(config)
+    if found:
+        keys = ", ".join(f"{key}={value}" for key, value in found.items())
+        log.warning(STANDALONE_EXACTLY_ONCE_MESSAGE, name, keys)

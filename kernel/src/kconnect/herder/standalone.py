@@ -7,6 +7,8 @@ the owner's queue and awaits the answer, at most `REQUEST_TIMEOUT_S`; the execut
 each event into the state and carries out the effects first-in-first-out (`EffectRunner`).
 Connector code runs in its own threads (`kconnect.herder.connectors`), never on the owner. Reads
 answer from the current immutable state, whatever the owner is doing (`kconnect.herder.front_door`).
+A source connector's exactly-once keys, which standalone mode accepts without acting on them, are
+logged here, at the edge, each time a config is loaded or applied (`_warn_exactly_once_keys`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import logging
 from collections.abc import Mapping, Sequence
 
 from kconnect.config.connector_keys import with_connector_name
+from kconnect.config.unused_keys import log_standalone_exactly_once_keys
 from kconnect.errors import AlreadyExistsError, NotFoundError
 from kconnect.executor import Executor
 from kconnect.herder import events as ev
@@ -30,6 +33,7 @@ from kconnect.model import (
     ConnectorOffset,
     ConnectorStateInfo,
     ConnectorTaskId,
+    ConnectorType,
     RestartRequest,
     TargetState,
     TaskStateInfo,
@@ -80,6 +84,7 @@ class StandaloneHerder(HerderFrontDoor):
                 name, config, snapshot.target_state(name), snapshot.task_configs.get(name, ())
             )
             await self._owner.call(functools.partial(self._owner.command, loaded))
+            await self._warn_exactly_once_keys(name, config)
         self._loaded.set()
         self._healthy = True
         log.info("Herder started with %d connectors", len(snapshot.connectors()))
@@ -144,6 +149,7 @@ class StandaloneHerder(HerderFrontDoor):
             return created, self._owner.settled(name)
 
         created, settled = await self._owner.call(put, deadline)
+        await self._warn_exactly_once_keys(name, config)
         return PutResult(created, await self._info_when_settled(name, settled, deadline))
 
     async def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
@@ -169,8 +175,23 @@ class StandaloneHerder(HerderFrontDoor):
 
             applied, settled = await self._owner.call(put, deadline)
             if applied:
+                await self._warn_exactly_once_keys(name, patched)
                 return await self._info_when_settled(name, settled, deadline)
             log.info("Connector %s changed while a PATCH was validated; merging again", name)
+
+    async def _warn_exactly_once_keys(self, name: str, config: Mapping[str, str]) -> None:
+        """Log the keys of source connector `name` that standalone mode accepts and does not act on
+        (`kconnect.config.unused_keys.standalone_exactly_once_keys`); called once per config loaded or
+        applied. Values are read as the tasks see them, config provider references resolved."""
+        if self._validator.connector_type(config) is not ConnectorType.SOURCE:
+            return
+        seen = config
+        if self._transformer.enabled:
+            try:
+                seen = await asyncio.to_thread(self._resolved, config)
+            except Exception:  # the connector reports a provider that fails; the line still names the keys
+                log.debug("Could not resolve the config of connector %s", name, exc_info=True)
+        log_standalone_exactly_once_keys(name, seen)
 
     async def _info_when_settled(
         self, name: str, settled: asyncio.Future[None] | None, deadline: float

@@ -126,3 +126,50 @@ def test_a_connectors_overrides_without_effect_are_logged_once_per_process_and_c
         "The configuration 'receive.buffer.bytes' (consumer.override of connector other) is accepted but "
         f"has no effect in kconnect: {reason}",
     ]
+
+
+STANDALONE_REASON = (
+    "accepted but without effect on a standalone worker: standalone mode has no exactly-once source "
+    "support; its tasks deliver at least once and store offsets in offset.storage.file.filename"
+)
+
+
+@pytest.mark.parametrize(
+    ("config", "keys"),
+    [
+        ({}, {}),
+        ({"exactly.once.support": "requested", "transaction.boundary": "POLL"}, {}),
+        ({"exactly.once.support": " Required "}, {"exactly.once.support": "Required"}),
+        ({"transaction.boundary": "interval"}, {"transaction.boundary": "interval"}),
+        ({"transaction.boundary": "connector"}, {"transaction.boundary": "connector"}),
+        ({"transaction.boundary.interval.ms": "0"}, {"transaction.boundary.interval.ms": "0"}),
+        ({"offsets.storage.topic": "my-offsets"}, {"offsets.storage.topic": "my-offsets"}),
+        ({"offsets.storage.topic": " ", "transaction.boundary.interval.ms": ""}, {}),
+    ],
+)
+def test_standalone_exactly_once_keys_are_those_standalone_mode_does_not_act_on(
+    config: dict[str, str], keys: dict[str, str]
+) -> None:
+    assert unused_keys.standalone_exactly_once_keys({"connector.class": "FileStreamSource", **config}) == keys
+
+
+def test_a_standalone_source_with_exactly_once_keys_is_one_warn_line_each_time(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    config = {
+        "offsets.storage.topic": "my-offsets",
+        "transaction.boundary.interval.ms": "1000",
+        "transaction.boundary": "interval",
+        "exactly.once.support": "required",
+    }
+    unused_keys.log_standalone_exactly_once_keys("src", config)
+    unused_keys.log_standalone_exactly_once_keys("src", {"offsets.storage.topic": "my-offsets"})
+    unused_keys.log_standalone_exactly_once_keys("plain", {"transaction.boundary": "poll"})
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name == LOGGER] == [
+        (
+            "WARNING",
+            "Source connector src sets exactly.once.support=required, transaction.boundary=interval, "
+            f"transaction.boundary.interval.ms=1000, offsets.storage.topic=my-offsets, {STANDALONE_REASON}",
+        ),
+        ("WARNING", f"Source connector src sets offsets.storage.topic=my-offsets, {STANDALONE_REASON}"),
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -249,3 +250,27 @@ async def test_a_read_that_waits_too_long_for_start_up_times_out(plugins: Plugin
     never_started, _ = make_herder(plugins, request_timeout_s=0.2)
     with pytest.raises(RequestTimeoutError, match="Request timed out"):
         await never_started.connector_status(NAME)
+
+
+async def test_exactly_once_keys_of_a_source_are_logged_once_per_load_and_change(
+    plugins: PluginHost, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="kconnect.config.unused_keys")
+    h, _ = make_herder(plugins, tmp_path)
+    await h.start()
+    eos = {**CONFIG, "exactly.once.support": "required", "offsets.storage.topic": "o"}
+    await h.put_connector_config(NAME, eos, allow_replace=False)
+    await h.patch_connector_config(NAME, {"offsets.storage.topic": None})
+    await h.patch_connector_config(NAME, {"exactly.once.support": "requested"})  # nothing left to log
+    await h.patch_connector_config(NAME, {"transaction.boundary": "interval"})
+    await h.stop()
+    again, _ = make_herder(plugins, tmp_path)
+    await again.start()  # the stored config is loaded: logged again
+    await again.stop()
+    logged = [r.getMessage() for r in caplog.records if r.name == "kconnect.config.unused_keys"]
+    assert [line.split(", accepted")[0] for line in logged] == [
+        f"Source connector {NAME} sets exactly.once.support=required, offsets.storage.topic=o",
+        f"Source connector {NAME} sets exactly.once.support=required",
+        f"Source connector {NAME} sets transaction.boundary=interval",
+        f"Source connector {NAME} sets transaction.boundary=interval",
+    ]
