@@ -73,6 +73,7 @@ _PATHS = {
     "/connectors/{connector}/resume",
     "/connectors/{connector}/stop",
     "/connectors/{connector}/restart",
+    "/connectors/{connector}/restarts",  # kconnect's own: the automatic restarts' schedule (docs/rest.md)
     "/connectors/{connector}/offsets",
     "/connectors/{connector}/topics",
     "/connectors/{connector}/topics/reset",
