@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from tests.worker_process import WorkerProcess, count_lines
 
@@ -42,6 +42,17 @@ async def produce_records(
             await producer.send_and_wait(topic, value, key=b"k", headers=headers)
     finally:
         await producer.stop()
+
+
+async def end_offset(bootstrap: str, topic: str) -> int:
+    """The end offset of `topic`'s partition 0: every record and transaction marker written so far."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+    await consumer.start()
+    try:
+        partition = TopicPartition(topic, 0)
+        return int((await consumer.end_offsets([partition]))[partition])
+    finally:
+        await consumer.stop()
 
 
 async def consume_records(bootstrap: str, topic: str, count: int) -> list[Any]:

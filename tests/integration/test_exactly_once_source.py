@@ -48,7 +48,7 @@ from kconnect.model import SessionKey
 from kconnect.storage.config_records import parse_config_record
 from kconnect_rest.signing import signature_headers
 
-from tests.integration.harness import lines
+from tests.integration.harness import end_offset, lines
 from tests.integration.test_distributed import create_topic, group_props, wait_healthy
 from tests.worker_process import WorkerProcess, descendants
 
@@ -60,16 +60,6 @@ KILLS = 5
 #: How long the broker stays frozen: past the group's session timeout (6 s).
 FREEZE_S = 10.0
 STRING = "org.apache.kafka.connect.storage.StringConverter"
-
-
-async def _end_offsets(bootstrap: str, topic: str) -> int:
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
-    await consumer.start()
-    try:
-        partition = TopicPartition(topic, 0)
-        return int((await consumer.end_offsets([partition]))[partition])
-    finally:
-        await consumer.stop()
 
 
 async def _config_records(bootstrap: str, topic: str) -> dict[str, bytes | None]:
@@ -94,7 +84,7 @@ def config_records(bootstrap: str, topic: str) -> dict[str, bytes | None]:
 
 def written(bootstrap: str, topic: str) -> int:
     """The topic's end offset (records and transaction markers written so far, committed or not)."""
-    return asyncio.run(_end_offsets(bootstrap, topic))
+    return asyncio.run(end_offset(bootstrap, topic))
 
 
 async def _read_committed(bootstrap: str, topic: str, expected: int, timeout_s: float) -> Counter[str]:

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer, TopicPartition
 from kconnect.distributed.assignor import ConfiguredWork
 from kconnect.distributed.group_member import GroupMember
 from kconnect.distributed.membership import AssignmentReceived, MembershipEvent
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.worker_config import GroupConfig
 
+from tests.integration.harness import end_offset
 from tests.java_connect import JavaConnectWorker
 
 pytestmark = pytest.mark.integration
@@ -70,17 +70,6 @@ def java_worker(tmp_path: Path, kafka_bootstrap: str, group_id: str) -> Iterator
     worker.stop()
 
 
-async def config_end_offset(bootstrap: str, topic: str) -> int:
-    """Java's ClusterConfigState offset: the config topic's end offset once everything is read."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
-    await consumer.start()
-    try:
-        partition = TopicPartition(topic, 0)
-        return int((await consumer.end_offsets([partition]))[partition])
-    finally:
-        await consumer.stop()
-
-
 async def test_java_and_kconnect_workers_share_one_group_each_reading_the_others_assignments(
     java_worker: JavaConnectWorker, kafka_bootstrap: str, tmp_path: Path, group_id: str
 ) -> None:
@@ -96,7 +85,8 @@ async def test_java_and_kconnect_workers_share_one_group_each_reading_the_others
     while len(task_states(java_worker)) < TASKS:
         assert time.monotonic() < deadline, "Java did not start the connector's tasks"
         await asyncio.sleep(0.5)
-    offset = await config_end_offset(kafka_bootstrap, f"{group_id}-configs")
+    # Java's ClusterConfigState offset: the config topic's end offset once everything is read.
+    offset = await end_offset(kafka_bootstrap, f"{group_id}-configs")
 
     received: dict[str, list[AssignmentReceived]] = {"k1": [], "k2": []}
     running: dict[str, ConnectorsAndTasks] = {"k1": EMPTY, "k2": EMPTY}
