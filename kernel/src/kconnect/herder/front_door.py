@@ -17,7 +17,7 @@ from typing import Any
 
 from kconnect.cluster import ClusterView
 from kconnect.config.auto_restart_keys import AutoRestartPolicy
-from kconnect.config.extension_keys import extension_config_def, task_stall_restart
+from kconnect.config.extension_keys import task_stall_restart
 from kconnect.config.worker_keys import ExactlyOnceSourceSupport
 from kconnect.errors import BadRequestError, NotFoundError, RequestTimeoutError
 from kconnect.executor import Executor, Placement
@@ -82,12 +82,8 @@ class HerderFrontDoor:
         self._transformer = worker_config_transformer(
             worker_config.props, plugins, lambda name: self._connectors.request_restart(name)
         )
-        self._validator = ConnectorValidator(
-            plugins,
-            worker_config.props,
-            executor.connector_config_def().merge(extension_config_def()),
-            self._transformer,
-            exactly_once,
+        self._validator = ConnectorValidator.for_worker(
+            worker_config, plugins, executor, self._transformer, exactly_once
         )
         self._connectors = ConnectorInstances(
             plugins,

@@ -32,6 +32,7 @@ from kconnect.config import (
     source_connector_config_def,
 )
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, NAME_CONFIG, WORKER_CONVERTER_DEFAULTS
+from kconnect.config.extension_keys import extension_config_def
 from kconnect.config.override_policy import override_policy, validate_client_overrides
 from kconnect.config.plugin_keys import InstalledPlugins, PluginChoices, enrich, with_connector_version
 from kconnect.config.providers_view import as_sent
@@ -40,11 +41,12 @@ from kconnect.config.topic_creation import enrich_topic_creation, uses_topic_cre
 from kconnect.config.worker_keys import ExactlyOnceSourceSupport
 from kconnect.connector import SourceConnector
 from kconnect.errors import BadRequestError, PluginError
+from kconnect.executor import Executor
 from kconnect.herder.source_validation import source_key_errors
 from kconnect.herder.source_validation import with_errors as with_key_errors
 from kconnect.model import ConnectorType
 from kconnect.plugin_host import PluginDesc, PluginHost, PluginType
-from kconnect.worker_config import topic_creation_enabled
+from kconnect.worker_config import WorkerConfig, topic_creation_enabled
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +118,27 @@ class ConnectorValidator:
         self._override_policy = override_policy(self._worker_props)
         self._topic_creation = topic_creation_enabled(worker_props or {})
         self._exactly_once = exactly_once
+
+    @classmethod
+    def for_worker(
+        cls,
+        worker_config: WorkerConfig,
+        plugins: PluginHost,
+        executor: Executor | None,
+        transformer: WorkerConfigTransformer,
+        exactly_once: ExactlyOnceSourceSupport | None = None,
+    ) -> ConnectorValidator:
+        """The validator of a worker: its properties, its executor's connector keys (none without an
+        executor) and kconnect's own (`extension_config_def`). Called by the herder's front door and
+        by ``kconnect validate``, so both give the same answers."""
+        executor_keys = executor.connector_config_def() if executor is not None else ConfigDef()
+        return cls(
+            plugins,
+            worker_config.props,
+            executor_keys.merge(extension_config_def()),
+            transformer,
+            exactly_once,
+        )
 
     def plugin(self, config: Mapping[str, str]) -> PluginDesc:
         """The connector plugin ``connector.class`` names; PluginError if none."""

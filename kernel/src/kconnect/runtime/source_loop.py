@@ -53,8 +53,9 @@ from kconnect.plugin_host import PluginHost
 from kconnect.records import SourceRecord
 from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord, SendAbandoned
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
-from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
+from kconnect.runtime.error_handling import ErrorHandler, Stage
 from kconnect.runtime.exactly_once import task_producer
+from kconnect.runtime.source_records import Prepared, SourceRecordPreparer
 from kconnect.runtime.stall_watch import StallWatchdog, count_records
 from kconnect.runtime.submitted_records import SubmittedRecords, partition_key
 from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
@@ -64,9 +65,6 @@ from kconnect.runtime.topic_creation import TopicCreation
 from kconnect.task import SourceTask
 
 log = logging.getLogger(__name__)
-
-#: A record ready to send: as transformed, then its key, value and headers as bytes.
-_Prepared = tuple[SourceRecord, bytes | None, bytes | None, list[tuple[str, bytes]]]
 
 #: The class Kafka names for a failed send (stage KAFKA_PRODUCE) in error reports.
 PRODUCER_STAGE_CLASS = "org.apache.kafka.connect.runtime.WorkerSourceTask"
@@ -106,6 +104,7 @@ class SourceLoop:
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
         self.flush_timeout_s = int(spec.worker.get("offset.flush.timeout.ms", "5000")) / 1000
         self.errors = ErrorHandler.for_connector(str(spec.id), spec.connector_config)
+        self.preparer = SourceRecordPreparer(self.plugins, self.errors)
         #: A retry may sleep: then records are prepared off the event loop, which keeps sending.
         self._convert_in_thread = self.errors.policy.retries
         self.metrics = TaskMetrics("source", self.errors.counts)
@@ -282,52 +281,14 @@ class SourceLoop:
             await self.sender.send(outgoing)
         self.records_sent += len(outgoing)
 
-    def _prepare_all(self, records: list[SourceRecord]) -> list[_Prepared | None]:
+    def _prepare_all(self, records: list[SourceRecord]) -> list[Prepared | None]:
         """Each record transformed and converted; None where it was dropped or skipped after an error."""
-        return [self._prepare(record) for record in records]
-
-    def _prepare(self, original: SourceRecord) -> _Prepared | None:
-        try:
-            return self._transform_and_convert(original)
-        except StageError as failed:
-            retry = lambda: self._transform_and_convert(original)  # noqa: E731
-            return self.errors.recover(failed, retry, source_record=original)
-
-    def _transform_and_convert(self, original: SourceRecord) -> _Prepared | None:
-        record = self.plugins.transform(original) if self.plugins.transforms else original
-        if record is None:
-            return None
-        assert isinstance(record, SourceRecord)
-        return (record, *self._convert(record))
+        return [self.preparer.prepare(record) for record in records]
 
     def _drop(self, record: SourceRecord) -> None:
         """A record that will not be sent counts as acknowledged: its offset is committed in turn."""
         self.submitted.ack(self.submitted.submit(record.source_partition, record.source_offset))
         self._record_done(record, None)
-
-    def _convert(self, record: SourceRecord) -> tuple[bytes | None, bytes | None, list[tuple[str, bytes]]]:
-        topic = record.topic
-        headers = record.headers
-        plugins = self.plugins
-        stage = Stage.KEY_CONVERTER
-        try:
-            key = plugins.key_converter.from_connect_data(topic, record.key_schema, record.key, headers)
-            stage = Stage.VALUE_CONVERTER
-            value = plugins.value_converter.from_connect_data(
-                topic, record.value_schema, record.value, headers
-            )
-            wire_headers: list[tuple[str, bytes]] = []
-            if len(headers):
-                stage = Stage.HEADER_CONVERTER
-                convert = plugins.header_converter.from_connect_header
-                wire_headers = [(h.key, convert(topic, h.key, h.schema, h.value) or b"") for h in headers]
-        except Exception as exc:
-            converter = {
-                Stage.KEY_CONVERTER: plugins.key_converter,
-                Stage.VALUE_CONVERTER: plugins.value_converter,
-            }.get(stage, plugins.header_converter)
-            raise StageError(stage, class_name(converter), exc) from exc
-        return key, value, wire_headers
 
     def _on_ack(self, batch: Sequence[OutgoingRecord], metadata: Any) -> None:
         ack = self.submitted.ack
