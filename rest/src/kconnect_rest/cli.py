@@ -1,5 +1,7 @@
 """The ``kconnect`` command: ``kconnect standalone WORKER.properties [CONNECTOR.properties|.json ...]``
-and ``kconnect distributed WORKER.properties`` (Kafka's connect-standalone / connect-distributed).
+and ``kconnect distributed WORKER.properties`` (Kafka's connect-standalone / connect-distributed), and
+the configs' checks before deploy (docs/config-tests.md): ``kconnect validate FILE...`` and
+``kconnect test CONNECTOR.properties --records IN.jsonl [--expect OUT.jsonl]``.
 
 Bad input (a missing file, a bad key, an invalid connector config) ends with one line on stderr
 naming the file, the key and the reason, and a non-zero exit status; never a traceback.
@@ -16,6 +18,8 @@ from kconnect import __version__
 from kconnect.errors import ConnectError
 
 from kconnect_rest.api_version import KAFKA_CONNECT_VERSION
+from kconnect_rest.config_test import add_test_parser, run_test
+from kconnect_rest.config_validate import run_validate
 
 log = logging.getLogger("kconnect")
 
@@ -33,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
         action="version",
         version=f"kconnect {__version__} (serves the REST API of Kafka Connect {KAFKA_CONNECT_VERSION})",
     )
-    parser.add_argument("--log-level", default="INFO", help="root log level (default INFO)")
+    parser.add_argument("--log-level", help="root log level (default INFO; WARNING for validate and test)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     standalone = commands.add_parser("standalone", help="run a standalone worker")
     standalone.add_argument(
@@ -44,19 +48,37 @@ def _parser() -> argparse.ArgumentParser:
     distributed.add_argument(
         "worker_config", help="worker .properties file (Kafka's connect-distributed.properties)"
     )
+    validate = commands.add_parser(
+        "validate",
+        help="validate connector configs against the installed plugins, without a worker",
+        description="Validate connector configs as PUT /connector-plugins/{plugin}/config/validate does. "
+        "Exit 0 when every file is valid, 1 when any has an error, 2 when a file cannot be read.",
+    )
+    validate.add_argument(
+        "--worker",
+        metavar="WORKER.properties",
+        help="the worker file the connectors will run on (default: a standalone worker's defaults; "
+        "a file with group.id adds the distributed checks)",
+    )
+    validate.add_argument("-o", "--output", choices=("text", "json"), default="text")
+    validate.add_argument("files", nargs="+", metavar="FILE", help="connector .properties or .json files")
+    add_test_parser(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kconnect`` command; returns the process exit status."""
     args = _parser().parse_args(argv)
+    offline = args.command in ("validate", "test")
     logging.basicConfig(
-        level=args.log_level.upper(),
+        level=(args.log_level or ("WARNING" if offline else "INFO")).upper(),
         format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)",
         stream=sys.stderr,
     )
     for noisy in ("aiokafka", "py4j", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    if offline:
+        return _offline(args)
     from kconnect_rest import event_loop
     from kconnect_rest.worker import DistributedWorker, StandaloneWorker
 
@@ -75,6 +97,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"kconnect: unexpected error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILURE
     return 0
+
+
+def _offline(args: argparse.Namespace) -> int:
+    """``kconnect validate`` and ``kconnect test``: bad input is one line on stderr and exit 2."""
+    try:
+        if args.command == "validate":
+            return run_validate(args.files, args.worker, args.output, sys.stdout)
+        return run_test(args, sys.stdout)
+    except ConnectError as exc:
+        print(f"kconnect {args.command}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as exc:
+        log.debug("Unexpected error", exc_info=True)
+        print(f"kconnect {args.command}: unexpected error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":

@@ -88,7 +88,8 @@ def error_response(
     )
 
 
-def _status_of(exc: ConnectError) -> int:
+def status_of(exc: ConnectError) -> int:
+    """The HTTP status a kernel error is answered with (`STATUS_OF`; also ``kconnect validate -o json``)."""
     for cls in type(exc).__mro__:
         if cls in STATUS_OF:
             return STATUS_OF[cls]
@@ -96,7 +97,7 @@ def _status_of(exc: ConnectError) -> int:
 
 
 def _connect_error(request: Request[Any, Any, Any], exc: ConnectError) -> Response[Any]:
-    status = _status_of(exc)
+    status = status_of(exc)
     message = str(exc) or type(exc).__name__
     rebalance = isinstance(exc, RebalanceInProgressError)  # Kafka's text as the herder wrote it
     if isinstance(exc, ConflictError) and not rebalance and "retry" not in message.lower():
