@@ -34,7 +34,9 @@ def _member_packages() -> list[tuple[str, Path]]:
 
 
 def test_every_code_folder_is_a_member_in_src_layout() -> None:
-    folders = {"kernel", "rest"} | {f"plugins/{p.name}" for p in (REPO / "plugins").iterdir() if p.is_dir()}
+    folders = {"kernel", "rest", "ctl"} | {
+        f"plugins/{p.name}" for p in (REPO / "plugins").iterdir() if p.is_dir()
+    }
     assert set(MEMBERS) == folders
     for member in MEMBERS:
         project = tomllib.loads((REPO / member / "pyproject.toml").read_text(encoding="utf-8"))
@@ -76,9 +78,21 @@ def test_no_kernel_module_imports_an_http_library() -> None:
     assert done.stdout.strip() == "[]"
 
 
+def test_the_command_line_client_imports_nothing_of_kconnect() -> None:
+    # kconnectctl is a client of any Kafka Connect cluster, Java's too: a fresh interpreter, as above.
+    probe = (
+        "import importlib, pkgutil, sys, kconnect_ctl\n"
+        "for info in pkgutil.walk_packages(kconnect_ctl.__path__, prefix='kconnect_ctl.'):\n"
+        "    importlib.import_module(info.name)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('kconnect', 'kconnect_rest')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_no_bare_kernel_rest_or_plugins_module_is_importable(tmp_path: Path) -> None:
     # Run from an empty folder: only what is installed can be found, not this checkout's folders.
-    bare = ("kernel", "rest", "plugins", "src")
+    bare = ("kernel", "rest", "ctl", "plugins", "src")
     probe = f"import importlib.util as u; print([n for n in {bare!r} if u.find_spec(n)])"
     leaked = subprocess.run(
         [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True
