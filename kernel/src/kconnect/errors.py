@@ -23,6 +23,8 @@ class DataError(ConnectError):
 class SchemaBuilderError(DataError):
     """A schema was built inconsistently (Kafka's SchemaBuilderException)."""
 
+    java_class_name = "org.apache.kafka.connect.errors.SchemaBuilderException"
+
 
 class SchemaProjectorError(DataError):
     """A value cannot be projected onto another schema (Kafka's SchemaProjectorException).

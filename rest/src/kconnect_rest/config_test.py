@@ -90,16 +90,57 @@ def _shown(line: Any) -> str:
     return json.dumps(line, sort_keys=True)
 
 
+def _differences(expected: Any, actual: Any, path: str) -> list[str]:
+    """Where two JSON values differ, one ``path: expected X, got Y`` each, deepest first."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        found: list[str] = []
+        for key in [*expected, *(k for k in actual if k not in expected)]:
+            where = f"{path}.{key}" if path else key
+            if key not in actual:
+                found.append(f"{where}: expected {json.dumps(expected[key])}, got nothing")
+            elif key not in expected:
+                found.append(f"{where}: expected nothing, got {json.dumps(actual[key])}")
+            else:
+                found += _differences(expected[key], actual[key], where)
+        return found
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        return [
+            d
+            for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+            for d in _differences(e, a, f"{path}[{i}]")
+        ]
+    if expected == actual:
+        return []
+    return [f"{path or 'line'}: expected {json.dumps(expected)}, got {json.dumps(actual)}"]
+
+
 def _compare(expect_path: str, actual: list[Any], sink: bool, out: TextIO) -> int:
-    expected = [line for _, line in _lines(expect_path)]
-    wanted = [_shown(normalized(line, sink)) for line in expected]
-    got = [_shown(normalized(line, sink)) for line in actual]
-    if wanted == got:
+    """Print a unified diff of the expected and actual lines, then each difference by field."""
+    wanted = [normalized(line, sink) for _, line in _lines(expect_path)]
+    got = [normalized(line, sink) for line in actual]
+    if [_shown(line) for line in wanted] == [_shown(line) for line in got]:
         print(f"{expect_path}: {len(got)} line{'s' if len(got) != 1 else ''} as expected", file=out)
         return EXIT_PASSED
-    for line in difflib.unified_diff(wanted, got, f"{expect_path} (expected)", "actual", lineterm=""):
+    diff = difflib.unified_diff(
+        [_shown(line) for line in wanted],
+        [_shown(line) for line in got],
+        f"{expect_path} (expected)",
+        "actual",
+        lineterm="",
+    )
+    for line in diff:
         print(line, file=out)
-    differing = sum(1 for a, b in zip(wanted, got, strict=False) if a != b) + abs(len(wanted) - len(got))
+    differing = 0
+    for number in range(max(len(wanted), len(got))):
+        if number >= len(wanted) or number >= len(got):
+            what = "an extra line" if number >= len(wanted) else "a missing line"
+            print(f"line {number + 1}: {what}", file=out)
+            differing += 1
+            continue
+        found = _differences(wanted[number], got[number], "")
+        differing += bool(found)
+        for difference in found:
+            print(f"line {number + 1}: {difference}", file=out)
     print(f"{expect_path}: {differing} of {max(len(wanted), len(got))} lines differ", file=out)
     return EXIT_FAILED
 
