@@ -1,32 +1,39 @@
-"""kconnectctl against a real worker on the real broker, run as a user runs it: a process per command.
+"""kconnectctl against a real worker on the real broker.
 
-One standalone worker serves the module, behind the basic-auth REST extension and with the test
-connectors of ``tests/connectors.py`` installed; every command reaches it through a context of
-the module's context file that carries the credentials (so each test also checks basic auth
-through a context). Tests keep apart by unique connector names and topics.
+One standalone worker serves the module: HTTPS only, client certificates required (the session's
+throwaway CA), behind the basic-auth REST extension, with the test connectors of
+``tests/connectors.py`` installed. Every command reaches it through a context of the module's
+context file that carries the CA, the client certificate and the credentials, so each test also
+checks TLS and basic auth through a context. Most commands run in this process (``main`` with its
+output captured: a process per command costs a second of imports on a loaded machine); the error
+test runs the real command in processes of its own. Tests keep apart by unique names.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import yaml
 from kconnect_basic_auth.credentials import add_user
 from kconnect_basic_auth.plugin import KAFKA_CLASS_NAME, UNAUTHORIZED_MESSAGE
+from kconnect_ctl.cli import main
+from kconnect_ctl.contexts import CONFIG_ENV
 
 from tests import rest_expectations as rx
 from tests.integration.harness import lines
 from tests.plugin_package import install_connectors, plugin_env
+from tests.throwaway_ca import Certificate, CertificateAuthority, pem_stores
 from tests.worker_process import WorkerProcess, count_lines, free_port
 
 pytestmark = pytest.mark.integration
@@ -36,25 +43,43 @@ USER = ("operator", "s3cret-pw")
 
 @dataclass
 class Ctl:
-    """Runs ``kconnectctl`` in a process of its own, with `config_file` as its context file."""
+    """Runs ``kconnectctl`` with `config_file` as its context file."""
 
     config_file: Path
 
-    def __call__(self, *args: str, expect: int | None = 0) -> subprocess.CompletedProcess[str]:
-        """Run one command; assert its exit code (unless `expect` is None) and that no traceback
-        reached stderr, which always holds one line at most."""
-        done = subprocess.run(
-            [sys.executable, "-m", "kconnect_ctl", *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**os.environ, "KCONNECTCTL_CONFIG": str(self.config_file)},
-        )
+    def __call__(
+        self, *args: str, expect: int | None = 0, process: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        """Run one command (in a process of its own with `process`); assert its exit code (unless
+        `expect` is None) and that a failure wrote one line to stderr, never a traceback."""
+        done = self._process(args) if process else self._here(args)
         assert "Traceback" not in done.stderr, done.stderr
-        assert len(done.stderr.splitlines()) <= 1 or done.returncode == 0, done.stderr
+        assert len(done.stderr.splitlines()) <= 1, done.stderr
         if expect is not None:
             assert done.returncode == expect, (args, done.returncode, done.stdout, done.stderr)
         return done
+
+    def _process(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+        command = [str(Path(sys.executable).with_name("kconnectctl")), *args]
+        environ = {**os.environ, CONFIG_ENV: str(self.config_file)}
+        return subprocess.run(command, capture_output=True, text=True, timeout=120, env=environ)
+
+    def _here(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+        out, err = io.StringIO(), io.StringIO()
+        previous = os.environ.get(CONFIG_ENV)
+        os.environ[CONFIG_ENV] = str(self.config_file)
+        try:
+            with redirect_stdout(out), redirect_stderr(err):
+                try:
+                    code = main(list(args))
+                except SystemExit as exit:  # argparse's usage errors
+                    code = int(exit.code or 0)
+        finally:
+            if previous is None:
+                del os.environ[CONFIG_ENV]
+            else:
+                os.environ[CONFIG_ENV] = previous
+        return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
     def json(self, *args: str) -> Any:
         """A command's ``-o json`` output, parsed."""
@@ -62,8 +87,20 @@ class Ctl:
 
 
 @pytest.fixture(scope="module")
-def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[WorkerProcess]:
-    """One standalone worker behind basic auth, with the test connectors installed."""
+def ctl_cert(ca: CertificateAuthority) -> Certificate:
+    """The client certificate kconnectctl presents (its key not encrypted)."""
+    return ca.issue("kconnectctl")
+
+
+@pytest.fixture(scope="module")
+def worker(
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_bootstrap: str,
+    ca: CertificateAuthority,
+    server_cert: Certificate,
+    ctl_cert: Certificate,
+) -> Iterator[WorkerProcess]:
+    """One standalone worker: HTTPS with client certificates required, basic auth, test connectors."""
     workdir = tmp_path_factory.mktemp("kconnectctl")
     credentials = workdir / "credentials"
     add_user(credentials, *USER)
@@ -73,26 +110,40 @@ def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> It
         "offset.flush.interval.ms": "300",
         "rest.extension.classes": KAFKA_CLASS_NAME,
         "rest.basic.auth.credentials.file": str(credentials),
+        **pem_stores(server_cert, ca, "listeners.https."),
+        "listeners.https.ssl.client.auth": "required",
     }
-    started = WorkerProcess(workdir, props, env=plugin_env(install_connectors(workdir / "plugins"))).start()
+    env = plugin_env(install_connectors(workdir / "plugins"))
+    started = WorkerProcess(workdir, props, env=env, tls=ca.client_context(ctl_cert)).start()
     yield started
     started.stop()
 
 
+def tls_options(ca: CertificateAuthority, cert: Certificate) -> list[str]:
+    """``set-context`` options trusting the CA and presenting `cert`."""
+    return [
+        "--ca-cert",
+        str(ca.certificate),
+        "--client-cert",
+        str(cert.certificate),
+        "--client-key",
+        str(cert.key),
+    ]
+
+
 @pytest.fixture(scope="module")
-def ctl(worker: WorkerProcess, tmp_path_factory: pytest.TempPathFactory) -> Ctl:
-    """kconnectctl with one context, ``local``: the worker's URL and the user's credentials."""
+def ctl(
+    worker: WorkerProcess,
+    tmp_path_factory: pytest.TempPathFactory,
+    ca: CertificateAuthority,
+    ctl_cert: Certificate,
+) -> Ctl:
+    """kconnectctl with one context, ``local``: the worker's URL, its CA, a client certificate and
+    the user's credentials."""
     run = Ctl(tmp_path_factory.mktemp("ctl") / "kconnectctl.yaml")
+    credentials = ["--username", USER[0], "--password", USER[1]]
     created = run(
-        "config",
-        "set-context",
-        "local",
-        "--cluster",
-        worker.url,
-        "--username",
-        USER[0],
-        "--password",
-        USER[1],
+        "config", "set-context", "local", "--cluster", worker.url, *credentials, *tls_options(ca, ctl_cert)
     )
     assert created.stdout == "context local created (current)\n"
     return run
@@ -255,14 +306,11 @@ def test_stop_then_alter_and_reset_the_offsets_of_a_file_source(
     connector = name("offsets")
     props, source = file_source(tmp_path, connector, 10)
     ctl("apply", "-f", str(props))
-    worker.wait_for(
-        "the whole file's offset",
-        lambda: (
-            ctl.json("get", "offsets", connector)["offsets"][0]["offset"]["position"]
-            == len(lines(0, 10).encode())
-        ),
-    )
     partition = {"filename": str(source)}
+    whole_file = [{"partition": partition, "offset": {"position": len(lines(0, 10).encode())}}]
+    worker.wait_for(
+        "the whole file's offset", lambda: ctl.json("get", "offsets", connector)["offsets"] == whole_file
+    )
     altered = tmp_path / "offsets.json"
     altered.write_text(json.dumps({"offsets": [{"partition": partition, "offset": {"position": 8}}]}))
 
@@ -285,44 +333,47 @@ def test_stop_then_alter_and_reset_the_offsets_of_a_file_source(
 
 
 def test_errors_are_one_line_with_the_exit_code_scripts_rely_on(
-    ctl: Ctl, worker: WorkerProcess, tmp_path: Path
+    ctl: Ctl, worker: WorkerProcess, tmp_path: Path, ca: CertificateAuthority, ctl_cert: Certificate
 ) -> None:
+    # The real command, in processes of its own: exit codes and stderr as a script sees them.
+    own = Ctl(ctl.config_file)
+
     # 1: the server refused; its Kafka-style message, on one line.
     bad_class = tmp_path / "bad.properties"
     bad_class.write_text(f"name={name('bad')}\nconnector.class=NoSuchConnector\n", encoding="utf-8")
-    refused = ctl("apply", "-f", str(bad_class), expect=1)
+    refused = own("apply", "-f", str(bad_class), expect=1, process=True)
     assert refused.stderr.startswith("error: ") and "NoSuchConnector" in refused.stderr
-    assert refused.stderr.count("\n") == 1
 
-    # 1: no credentials (--cluster alone uses no context): the basic-auth extension's 401.
-    anonymous = ctl("--cluster", worker.url, "get", "connectors", expect=1)
-    assert anonymous.stderr == f"error: {UNAUTHORIZED_MESSAGE}\n"
+    # 1: TLS through a context but no credentials: the basic-auth extension's 401.
+    anonymous = Ctl(tmp_path / "anonymous.yaml")
+    anonymous("config", "set-context", "anon", "--cluster", worker.url, *tls_options(ca, ctl_cert))
+    assert anonymous("get", "connectors", expect=1, process=True).stderr == f"error: {UNAUTHORIZED_MESSAGE}\n"
 
-    # 3: nothing listens there.
+    # 3: nothing listens there; the worker's certificate is not trusted (--cluster alone: no CA).
     dead = f"http://127.0.0.1:{free_port()}"
-    unreachable = ctl("get", "connectors", "--cluster", dead, expect=3)
+    unreachable = own("get", "connectors", "--cluster", dead, expect=3, process=True)
     assert unreachable.stderr == f"error: cannot reach {dead}: connection refused\n"
+    untrusted = own("--cluster", worker.url, "get", "connectors", expect=3, process=True)
+    assert untrusted.stderr.startswith(f"error: cannot reach {worker.url}: certificate verify failed: ")
 
     # 2: bad input files, named with the line, and bad usage; nothing reaches the cluster.
     broken = tmp_path / "broken.json"
     broken.write_text('{\n  "connector.class": "FileStreamSource",\n  "file" "x"\n}\n', encoding="utf-8")
-    assert (
-        ctl("apply", "-f", str(broken), expect=2).stderr
-        == f"error: {broken}: line 3: Expecting ':' delimiter\n"
+    assert own("apply", "-f", str(broken), expect=2, process=True).stderr == (
+        f"error: {broken}: line 3: Expecting ':' delimiter\n"
     )
     nameless = tmp_path / "nameless.properties"
     nameless.write_text("connector.class=FileStreamSource\n", encoding="utf-8")
-    assert ctl("apply", "-f", str(nameless), expect=2).stderr == (
+    assert own("apply", "-f", str(nameless), expect=2).stderr == (
         f"error: {nameless}: no connector name: set 'name' in the file or give --name\n"
     )
     missing = tmp_path / "missing.properties"
     assert (
-        ctl("apply", "-f", str(missing), expect=2).stderr == f"error: {missing}: no such file or directory\n"
+        own("apply", "-f", str(missing), expect=2).stderr == f"error: {missing}: no such file or directory\n"
     )
-    assert "invalid choice: 'connectorz'" in ctl("get", "connectorz", expect=2).stderr
-    assert (
-        ctl("patch", "connector", "x", expect=2).stderr
-        == "error: nothing to patch: give -s KEY=VALUE or -r KEY\n"
+    assert "invalid choice: 'connectorz'" in own("get", "connectorz", expect=2, process=True).stderr
+    assert own("patch", "connector", "x", expect=2).stderr == (
+        "error: nothing to patch: give -s KEY=VALUE or -r KEY\n"
     )
 
 
@@ -342,37 +393,34 @@ def test_patch_sets_and_removes_keys(ctl: Ctl, worker: WorkerProcess, tmp_path: 
 
 
 def test_contexts_choose_the_cluster_and_its_credentials(
-    ctl: Ctl, worker: WorkerProcess, tmp_path: Path
+    worker: WorkerProcess, tmp_path: Path, ca: CertificateAuthority, ctl_cert: Certificate
 ) -> None:
     own = Ctl(tmp_path / "contexts.yaml")
     dead = f"http://127.0.0.1:{free_port()}"
     assert (
         own("config", "set-context", "dead", "--cluster", dead).stdout == "context dead created (current)\n"
     )
-    creds = ["--username", USER[0], "--password", USER[1]]
-    assert (
-        own("config", "set-context", "live", "--cluster", worker.url, *creds).stdout
-        == "context live created\n"
-    )
+    live = ["--cluster", worker.url, "--username", USER[0], "--password", USER[1], *tls_options(ca, ctl_cert)]
+    assert own("config", "set-context", "live", *live).stdout == "context live created\n"
     assert own("get", "connectors", expect=3).stderr == f"error: cannot reach {dead}: connection refused\n"
-    assert own("--context", "live", "get", "connectors").returncode == 0
+    own("--context", "live", "get", "connectors")
     assert own("config", "use-context", "live").stdout == "current context: live\n"
     own("get", "connectors")
     listed = [row.split() for row in own("config", "get-contexts").stdout.splitlines()]
     assert listed == [
         ["CURRENT", "NAME", "CLUSTER", "AUTH"],
         ["dead", dead, "-"],
-        ["*", "live", worker.url, "basic", f"({USER[0]})"],
+        ["*", "live", worker.url, "basic", f"({USER[0]}),", "client", "certificate"],
     ]
     assert USER[1] not in own("config", "get-contexts", "-o", "yaml").stdout
-    # --cluster beats the context's URL; the context's credentials go with it when named.
-    assert own("--context", "live", "--cluster", dead, "get", "connectors", expect=3).returncode == 3
+    # --cluster beats the context's URL; a named context's credentials and TLS files go with it.
+    own("--context", "live", "--cluster", dead, "get", "connectors", expect=3)
     assert own("--context", "nope", "get", "connectors", expect=2).stderr == (
         f"error: {own.config_file}: no context named 'nope'\n"
     )
-    assert (tmp_path / "contexts.yaml").stat().st_mode & 0o777 == 0o600
+    assert own.config_file.stat().st_mode & 0o777 == 0o600
 
-    # A wrong password, through a context: the server's 401, exit 1.
+    # A wrong password, through the context: the server's 401, exit 1.
     own("config", "set-context", "live", "--password", "wrong")
     assert own("get", "connectors", expect=1).stderr == f"error: {UNAUTHORIZED_MESSAGE}\n"
-    assert httpx.get(worker.url + "/connectors", auth=USER, timeout=30).status_code == 200
+    assert worker.get("/connectors", auth=USER).status_code == 200
