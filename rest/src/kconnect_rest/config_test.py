@@ -60,18 +60,21 @@ def add_test_parser(commands: Any) -> None:
     )
 
 
-def _lines(path: str) -> list[tuple[str, dict[str, Any] | None]]:
-    """Each non-blank line's place (``FILE:LINE``) and JSON value (expected lines may be null)."""
+def _lines(path: str) -> list[tuple[str, str]]:
+    """Each non-blank line of `path` with its place (``FILE:LINE``)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeError) as exc:
         raise ConfigFileError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
-    lines = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            where = f"{path}:{number}"
-            lines.append((where, None if line.strip() == "null" else parse_line(line, where)))
-    return lines
+    return [(f"{path}:{number}", line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def _expected(path: str, sink: bool) -> list[Any]:
+    """The expected lines, normalized: a record (or error) object, or null for a dropped record."""
+    return [
+        None if line.strip() == "null" else normalized(parse_line(line, where), sink, where)
+        for where, line in _lines(path)
+    ]
 
 
 def _is_sink(kind: str | None, config: dict[str, str], host: PluginHost, path: str) -> bool:
@@ -116,8 +119,8 @@ def _differences(expected: Any, actual: Any, path: str) -> list[str]:
 
 def _compare(expect_path: str, actual: list[Any], sink: bool, out: TextIO) -> int:
     """Print a unified diff of the expected and actual lines, then each difference by field."""
-    wanted = [normalized(line, sink) for _, line in _lines(expect_path)]
-    got = [normalized(line, sink) for line in actual]
+    wanted = _expected(expect_path, sink)
+    got = [normalized(line, sink, "actual") for line in actual]
     if [_shown(line) for line in wanted] == [_shown(line) for line in got]:
         print(f"{expect_path}: {len(got)} line{'s' if len(got) != 1 else ''} as expected", file=out)
         return EXIT_PASSED
@@ -156,14 +159,11 @@ def run_test(args: argparse.Namespace, out: TextIO) -> int:
     config = load_properties(args.connector_config)
     sink = _is_sink(args.kind, config, host, args.connector_config)
     data = ConnectDataFormat(connect_data_codec(host))
-    lines = _lines(args.records)
-    for where, line in lines:
-        if line is None:
-            raise ConfigFileError(f"{where}: expected a JSON object (one record a line)")
+    records = [(where, parse_line(line, where)) for where, line in _lines(args.records)]
     if sink:
-        inputs: list[Any] = [consumed_message(line or {}, where, i) for i, (where, line) in enumerate(lines)]
+        inputs: list[Any] = [consumed_message(line, where, i) for i, (where, line) in enumerate(records)]
     else:
-        inputs = [data.source_record(line or {}, where) for where, line in lines]
+        inputs = [data.source_record(line, where) for where, line in records]
     run = DryRun(host, worker.props, config)
     try:
         outcomes = list(run.sink(inputs) if sink else run.source(inputs))

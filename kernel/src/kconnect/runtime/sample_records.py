@@ -245,16 +245,15 @@ def show_outcome(outcome: Outcome, sink: bool, data: ConnectDataFormat) -> Any:
     return {**_failure(outcome.failure), "failed": outcome.message}
 
 
-def normalized(line: Any, sink: bool) -> Any:
+def normalized(line: Any, sink: bool, where: str) -> Any:
     """An output line as compared with an expected one: absent fields take their empty values, and
     a source record's bytes fields their canonical form (so ``{"json": {"a": 1}}`` equals the text
-    ``{"a":1}`` whatever its spacing)."""
+    ``{"a":1}`` whatever its spacing); SampleError naming `where` for a bytes field it cannot read."""
     if not isinstance(line, dict) or "topic" not in line:
         return line
     filled = {"partition": None, "timestamp": None, "key": None, "value": None, "headers": [], **line}
     if sink:
         return filled
-    where = f"record of topic {filled['topic']}"
     pairs = _pairs(filled["headers"], where)
     return {
         **filled,
