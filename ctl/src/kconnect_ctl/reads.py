@@ -20,7 +20,8 @@ def get_connectors(client: ConnectClient, args: argparse.Namespace) -> int:
     ``-o name`` prints the names alone, one a line (for shell completion and ``xargs``)."""
     expanded: dict[str, Any] = client.get("/connectors", "expand=status&expand=info")
     if args.output == "name":
-        print("\n".join(sorted(expanded)) if expanded else "", end="\n" if expanded else "")
+        for name in sorted(expanded):
+            print(name)
         return EXIT_OK
     if args.output != "table":
         print(dump(expanded, args.output))
