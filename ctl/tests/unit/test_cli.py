@@ -63,7 +63,7 @@ def test_a_bad_context_file_is_exit_2_naming_it(
 ) -> None:
     context_file.write_text("contexts:\n  a:\n    cluster: a: b\n")
     assert main(["get", "plugins"]) == 2
-    assert capsys.readouterr().err.startswith(f"error: {context_file}: line 3: ")
+    assert capsys.readouterr().err == f"error: {context_file}: line 3: mapping values are not allowed here\n"
 
 
 def test_a_closed_port_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
