@@ -255,3 +255,30 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
         assert result.stdout == ""
         assert len(result.stderr.splitlines()) == 1, result.stderr
         assert result.stderr.startswith(f"kconnect test: {message}"), result.stderr
+
+
+def test_kind_comes_from_the_connector_unless_given(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    case = CASES_DIR / "tolerance-all"
+    connector = tmp_path / "elsewhere.properties"
+    connector.write_text(
+        (case / "connector.properties").read_text().replace("FileStreamSink", "com.example.NotInstalledSink")
+    )
+    status, out, err = _run(capsys, connector, "--records", case / "records.jsonl")
+    assert (status, out) == (2, "")
+    assert err == (
+        f"kconnect test: {connector}: connector.class: names no installed connector; "
+        "say --kind source or --kind sink\n"
+    )
+    status, out, _ = _run(
+        capsys,
+        connector,
+        "--kind",
+        "sink",
+        "--records",
+        case / "records.jsonl",
+        "--expect",
+        case / "expected.jsonl",
+    )
+    assert (status, out) == (0, f"{case / 'expected.jsonl'}: 3 lines as expected\n")
