@@ -10,6 +10,11 @@ ACLs are gone, the config topic must hold exactly the records it held before (no
 lands later), every worker must show the connector as it was, and writes must work again (each
 worker reads the topic again: a refused fetch does not end its reader).
 
+Both tests run on one pair of workers (`workers`, started once for the module), each test from a
+cluster without connectors (`cluster` deletes what a test made). Their sessions outlast the freeze
+of the second test, so the workers stay in their group and only its write meets the outage; the
+first test touches only the config topic's ACLs, which group membership does not need.
+
 The second test freezes the broker (SIGSTOP: its partitions' leader stops answering, as in a long
 pause or a partition) while a connector is created through a follower: the create answers 500
 after Kafka's 30 s with the reason, every read answers throughout, and after the thaw the create
@@ -23,6 +28,7 @@ import asyncio
 import concurrent.futures
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +61,8 @@ def broker() -> Iterator[Any]:
 
 
 def worker_props(broker: Any) -> dict[str, str]:
-    """A fresh group's worker file: the worker's clients and its tasks' all authenticate as ``connect``."""
+    """A fresh group's worker file: the worker's clients and its tasks' all authenticate as ``connect``;
+    sessions of 90 s, longer than the second test's freeze."""
     scram = {
         "security.protocol": "SASL_PLAINTEXT",
         "sasl.mechanism": "SCRAM-SHA-512",
@@ -67,7 +74,36 @@ def worker_props(broker: Any) -> dict[str, str]:
         **scram,
         **{f"producer.{key}": value for key, value in scram.items()},
         **{f"consumer.{key}": value for key, value in scram.items()},
+        **{"session.timeout.ms": "90000", "heartbeat.interval.ms": "3000"},
     )
+
+
+@dataclass
+class Group:
+    """The module's two workers and their worker file."""
+
+    workers: list[WorkerProcess]
+    props: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def workers(broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Group]:
+    """Two workers of one fresh group on the module's broker, shared by its tests."""
+    props = worker_props(broker)
+    with running_workers(tmp_path_factory.mktemp("config-topic"), props, 2) as started:
+        yield Group(started, props)
+
+
+@pytest.fixture
+def cluster(workers: Group) -> Iterator[Group]:
+    """The module's workers; every connector the test made is deleted when it ends."""
+    yield workers
+    leader = workers.workers[0]
+    for name in leader.get("/connectors").json():
+        response = leader.request("DELETE", f"/connectors/{name}")
+        assert response.status_code == 204, response.text
+    for worker in workers.workers:
+        worker.wait_for("no connector left", lambda w=worker: w.get("/connectors").json() == [])
 
 
 def deny_config_topic(broker: Any, topic: str) -> None:
@@ -144,40 +180,39 @@ def refused_writes(source_file: Path, topic: str) -> list[tuple[str, str, Any, s
 
 
 def test_writes_to_a_config_topic_that_refuses_them_answer_500_reads_go_on_and_nothing_lands_later(
-    broker: Any, tmp_path: Path
+    broker: Any, cluster: Group, tmp_path: Path
 ) -> None:
-    props = worker_props(broker)
-    config_topic = props["config.storage.topic"]
+    config_topic = cluster.props["config.storage.topic"]
     source_file = tmp_path / "in.txt"
     source_file.write_text("a line\n", encoding="utf-8")
     config = {"connector.class": "FileStreamSource", "file": str(source_file), "topic": "acl-lines"}
-    with running_workers(tmp_path, props, 2) as workers:
-        create(workers[0], "kept", config)
-        for worker in workers:
-            worker.wait_for_state("kept", "RUNNING", tasks=1, timeout=120)
-        before = asyncio.run(topic_records(broker.bootstrap_servers, config_topic))
+    workers = cluster.workers
+    create(workers[0], "kept", config)
+    for worker in workers:
+        worker.wait_for_state("kept", "RUNNING", tasks=1, timeout=120)
+    before = asyncio.run(topic_records(broker.bootstrap_servers, config_topic))
 
-        deny_config_topic(broker, config_topic)
-        try:
-            for worker in workers:
-                for method, path, body, message in refused_writes(source_file, "acl-lines"):
-                    response = worker.request(method, path, body)
-                    assert response.status_code == 500, (worker.url, method, path, response.text)
-                    answer = response.json()
-                    assert answer["error_code"] == 500, answer
-                    assert answer["message"].startswith(message), (method, path, answer)
-                    assert config_topic in answer["message"] and REFUSED in answer["message"], answer
-                assert_unchanged(worker, config)
-        finally:
-            allow_config_topic(broker, config_topic)
-
-        assert asyncio.run(topic_records(broker.bootstrap_servers, config_topic)) == before
+    deny_config_topic(broker, config_topic)
+    try:
         for worker in workers:
+            for method, path, body, message in refused_writes(source_file, "acl-lines"):
+                response = worker.request(method, path, body)
+                assert response.status_code == 500, (worker.url, method, path, response.text)
+                answer = response.json()
+                assert answer["error_code"] == 500, answer
+                assert answer["message"].startswith(message), (method, path, answer)
+                assert config_topic in answer["message"] and REFUSED in answer["message"], answer
             assert_unchanged(worker, config)
-        response = workers[1].request("PUT", "/connectors/kept/pause")
-        assert response.status_code == 202, response.text
-        for worker in workers:
-            worker.wait_for_state("kept", "PAUSED", tasks=1)
+    finally:
+        allow_config_topic(broker, config_topic)
+
+    assert asyncio.run(topic_records(broker.bootstrap_servers, config_topic)) == before
+    for worker in workers:
+        assert_unchanged(worker, config)
+    response = workers[1].request("PUT", "/connectors/kept/pause")
+    assert response.status_code == 202, response.text
+    for worker in workers:
+        worker.wait_for_state("kept", "PAUSED", tasks=1)
 
 
 def assert_unchanged(worker: WorkerProcess, config: dict[str, str]) -> None:
@@ -191,50 +226,48 @@ def assert_unchanged(worker: WorkerProcess, config: dict[str, str]) -> None:
 
 
 def test_a_write_while_the_broker_is_frozen_answers_500_reads_go_on_and_it_never_lands_later(
-    broker: Any, tmp_path: Path
+    broker: Any, cluster: Group, tmp_path: Path
 ) -> None:
-    # Sessions outlast the freeze: the workers stay in their group, only the write meets the outage.
-    props = {**worker_props(broker), "session.timeout.ms": "90000", "heartbeat.interval.ms": "3000"}
     source_file = tmp_path / "in.txt"
     source_file.write_text("a line\n", encoding="utf-8")
     config = {"connector.class": "FileStreamSource", "file": str(source_file), "topic": "frozen-lines"}
     new = {**config, "topic": "frozen-new"}
-    with running_workers(tmp_path, props, 2) as workers:
-        create(workers[0], "kept", config)
-        for worker in workers:
-            worker.wait_for_state("kept", "RUNNING", tasks=1, timeout=120)
-        config_topic = props["config.storage.topic"]
-        before = asyncio.run(topic_records(broker.bootstrap_servers, config_topic))
+    workers = cluster.workers
+    create(workers[0], "kept", config)
+    for worker in workers:
+        worker.wait_for_state("kept", "RUNNING", tasks=1, timeout=120)
+    config_topic = cluster.props["config.storage.topic"]
+    before = asyncio.run(topic_records(broker.bootstrap_servers, config_topic))
 
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            broker.freeze()
-            try:
-                started = time.monotonic()
-                body = {"name": "new", "config": new}  # longer than the worker's 30 s wait for Kafka
-                write = pool.submit(httpx.post, f"{workers[1].url}/connectors", json=body, timeout=120)
-                while not write.done():  # every read answers, and at once, while the write waits
-                    for worker in workers:
-                        assert_unchanged(worker, config)
-                    time.sleep(1)
-                response, took = write.result(), time.monotonic() - started
-            finally:
-                broker.thaw()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        broker.freeze()
+        try:
+            started = time.monotonic()
+            body = {"name": "new", "config": new}  # longer than the worker's 30 s wait for Kafka
+            write = pool.submit(httpx.post, f"{workers[1].url}/connectors", json=body, timeout=120)
+            while not write.done():  # every read answers, and at once, while the write waits
+                for worker in workers:
+                    assert_unchanged(worker, config)
+                time.sleep(1)
+            response, took = write.result(), time.monotonic() - started
+        finally:
+            broker.thaw()
 
-        assert response.status_code == 500, response.text
-        message = response.json()["message"]
-        assert message.startswith("Error writing connector configuration to Kafka: "), message
-        assert config_topic in message and "not read to the end within 30 s" in message, message
-        assert took < 60, took
-        # Nothing was sent to the frozen broker, so nothing lands after the thaw: a write made now
-        # is the only record after `before`, and once every worker has read it none shows "new".
-        pause(workers[0], "kept")
-        for worker in workers:
-            worker.wait_for_state("kept", "PAUSED", tasks=1)
-            assert worker.get("/connectors").json() == ["kept"]
-            assert worker.get("/connectors/new").status_code == 404
-        after = asyncio.run(topic_records(broker.bootstrap_servers, config_topic))
-        assert after[: len(before)] == before
-        assert [key for key, _ in after[len(before) :]] == [b"target-state-kept"]
+    assert response.status_code == 500, response.text
+    message = response.json()["message"]
+    assert message.startswith("Error writing connector configuration to Kafka: "), message
+    assert config_topic in message and "not read to the end within 30 s" in message, message
+    assert took < 60, took
+    # Nothing was sent to the frozen broker, so nothing lands after the thaw: a write made now
+    # is the only record after `before`, and once every worker has read it none shows "new".
+    pause(workers[0], "kept")
+    for worker in workers:
+        worker.wait_for_state("kept", "PAUSED", tasks=1)
+        assert worker.get("/connectors").json() == ["kept"]
+        assert worker.get("/connectors/new").status_code == 404
+    after = asyncio.run(topic_records(broker.bootstrap_servers, config_topic))
+    assert after[: len(before)] == before
+    assert [key for key, _ in after[len(before) :]] == [b"target-state-kept"]
 
 
 def pause(worker: WorkerProcess, name: str) -> None:
