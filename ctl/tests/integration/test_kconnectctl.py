@@ -4,32 +4,23 @@ One standalone worker serves the module: HTTPS only, client certificates require
 throwaway CA), behind the basic-auth REST extension, with the test connectors of
 ``tests/connectors.py`` installed. Every command reaches it through a context of the module's
 context file that carries the CA, the client certificate and the credentials, so each test also
-checks TLS and basic auth through a context. Most commands run in this process (``main`` with its
-output captured: a process per command costs a second of imports on a loaded machine); the error
-test runs the real command in processes of its own. Tests keep apart by unique names.
+checks TLS and basic auth through a context. Most commands run in this process (`Ctl`); the error
+test runs the installed command in processes of its own. Tests keep apart by unique names.
 """
 
 from __future__ import annotations
 
-import io
 import json
-import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
-from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 from kconnect_basic_auth.credentials import add_user
 from kconnect_basic_auth.plugin import KAFKA_CLASS_NAME, UNAUTHORIZED_MESSAGE
-from kconnect_ctl.cli import main
-from kconnect_ctl.contexts import CONFIG_ENV
 
+from ctl.tests.integration.runner import Ctl
 from tests import rest_expectations as rx
 from tests.integration.harness import lines
 from tests.plugin_package import install_connectors, plugin_env
@@ -39,51 +30,6 @@ from tests.worker_process import WorkerProcess, count_lines, free_port
 pytestmark = pytest.mark.integration
 
 USER = ("operator", "s3cret-pw")
-
-
-@dataclass
-class Ctl:
-    """Runs ``kconnectctl`` with `config_file` as its context file."""
-
-    config_file: Path
-
-    def __call__(
-        self, *args: str, expect: int | None = 0, process: bool = False
-    ) -> subprocess.CompletedProcess[str]:
-        """Run one command (in a process of its own with `process`); assert its exit code (unless
-        `expect` is None) and that a failure wrote one line to stderr, never a traceback."""
-        done = self._process(args) if process else self._here(args)
-        assert "Traceback" not in done.stderr, done.stderr
-        assert len(done.stderr.splitlines()) <= 1, done.stderr
-        if expect is not None:
-            assert done.returncode == expect, (args, done.returncode, done.stdout, done.stderr)
-        return done
-
-    def _process(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
-        command = [str(Path(sys.executable).with_name("kconnectctl")), *args]
-        environ = {**os.environ, CONFIG_ENV: str(self.config_file)}
-        return subprocess.run(command, capture_output=True, text=True, timeout=120, env=environ)
-
-    def _here(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
-        out, err = io.StringIO(), io.StringIO()
-        previous = os.environ.get(CONFIG_ENV)
-        os.environ[CONFIG_ENV] = str(self.config_file)
-        try:
-            with redirect_stdout(out), redirect_stderr(err):
-                try:
-                    code = main(list(args))
-                except SystemExit as exit:  # argparse's usage errors
-                    code = int(exit.code or 0)
-        finally:
-            if previous is None:
-                del os.environ[CONFIG_ENV]
-            else:
-                os.environ[CONFIG_ENV] = previous
-        return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
-
-    def json(self, *args: str) -> Any:
-        """A command's ``-o json`` output, parsed."""
-        return json.loads(self(*args, "-o", "json").stdout)
 
 
 @pytest.fixture(scope="module")
