@@ -308,6 +308,10 @@ def test_errors_are_one_line_with_the_exit_code_scripts_rely_on(
     assert own("apply", "-f", str(broken), expect=2, process=True).stderr == (
         f"error: {broken}: line 3: Expecting ':' delimiter\n"
     )
+    # Every file is read before anything is sent: with one bad file, the good one is not created.
+    good, _source = file_source(tmp_path, name("good"), 1)
+    own("apply", "-f", str(good), "-f", str(broken), expect=2)
+    assert own("get", "connectors", "-o", "name").stdout.count("good-") == 0
     nameless = tmp_path / "nameless.properties"
     nameless.write_text("connector.class=FileStreamSource\n", encoding="utf-8")
     assert own("apply", "-f", str(nameless), expect=2).stderr == (
@@ -365,6 +369,12 @@ def test_contexts_choose_the_cluster_and_its_credentials(
         f"error: {own.config_file}: no context named 'nope'\n"
     )
     assert own.config_file.stat().st_mode & 0o777 == 0o600
+
+    # --insecure: the worker's certificate is not checked; the client certificate is still presented.
+    insecure = ["--cluster", worker.url, "--username", USER[0], "--password", USER[1], "--insecure"]
+    client = ["--client-cert", str(ctl_cert.certificate), "--client-key", str(ctl_cert.key)]
+    own("config", "set-context", "insecure", *insecure, *client)
+    own("--context", "insecure", "get", "connectors")
 
     # A wrong password, through the context: the server's 401, exit 1.
     own("config", "set-context", "live", "--password", "wrong")
