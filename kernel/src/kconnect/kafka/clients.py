@@ -397,6 +397,41 @@ class ConsumerClient(Protocol):
         ...
 
 
+class TopicTrackingProducer(AIOKafkaProducer):  # type: ignore[misc]
+    """aiokafka's producer, telling its client of every topic it writes to.
+
+    aiokafka 0.14's client fetches metadata of every topic until it is told of one it did not know
+    (``add_topic``), and from then on only of the topics it was told of: a topic it already knew,
+    written to before, then drops out of its metadata, and batches for it wait for a leader
+    forever (a transaction then never commits). Telling it of each topic at first use keeps every
+    topic written to in its metadata.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._tracked: set[str] = set()
+
+    def _track(self, topic: str) -> None:
+        if topic not in self._tracked:
+            self._tracked.add(topic)
+            self.client.add_topic(topic)
+
+    async def partitions_for(self, topic: str) -> Any:
+        """The topic's partitions (the topic is tracked from now on)."""
+        self._track(topic)
+        return await super().partitions_for(topic)
+
+    async def send(self, topic: str, *args: Any, **kwargs: Any) -> Any:
+        """aiokafka's ``send`` (the topic is tracked from now on)."""
+        self._track(topic)
+        return await super().send(topic, *args, **kwargs)
+
+    async def send_batch(self, batch: Any, topic: str, *, partition: int) -> Any:
+        """aiokafka's ``send_batch`` (the topic is tracked from now on)."""
+        self._track(topic)
+        return await super().send_batch(batch, topic, partition=partition)
+
+
 def create_producer(
     worker: Mapping[str, str], connector: Mapping[str, str], transactional_id: str | None = None
 ) -> ProducerClient:
@@ -414,7 +449,7 @@ def create_producer(
     kwargs = producer_kwargs(worker, connector)
     if transactional_id is not None:
         kwargs.update(transactional_id=transactional_id, enable_idempotence=True, acks="all")
-    producer = AIOKafkaProducer(**kwargs)
+    producer = TopicTrackingProducer(**kwargs)
     accumulator = producer._message_accumulator
     if not hasattr(accumulator, "_batch_ttl"):
         raise RuntimeError("this aiokafka version has no batch time-to-live to set delivery.timeout.ms")
