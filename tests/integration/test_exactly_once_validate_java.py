@@ -21,9 +21,8 @@ A last test runs two workers of each kind in one group during an upgrade (leader
 
 The test connector is ``tests/java_oracle/ExactlyOnceAnswers.java`` on the Java side and
 ``tests.connectors.ExactlyOnceAnswers`` on ours: both answer from the config's ``answer.*`` keys.
-The differences expected, each documented: kconnect refuses a non-empty ``offsets.storage.topic``
-in distributed mode (no per-connector offsets topic yet; docs/differences.md), its bundled plugins
-carry their own versions, and create's 400 message names the connector's validate endpoint where
+The differences expected, each documented: kconnect's bundled plugins carry their own versions,
+and create's 400 message names the connector's validate endpoint where
 Kafka prints a literal ``{connectorType}`` (docs/rest.md).
 """
 
@@ -56,10 +55,6 @@ EOS, BOUNDARY, INTERVAL, OFFSETS = (
     "offsets.storage.topic",
 )
 NO_EXACTLY_ONCE_TEXT = "This worker does not have exactly-once source support enabled."
-NO_OFFSETS_TOPIC = (
-    "A separate offsets topic per connector is not supported by kconnect; remove offsets.storage.topic "
-    "to use the worker's offsets topic"
-)
 
 
 #: The short names rows are written with, and the keys they stand for.
@@ -158,15 +153,6 @@ def summary(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def expected_of_kconnect(java: dict[str, Any], config: dict[str, str], standalone: bool) -> dict[str, Any]:
-    """Java's summary with kconnect's one documented difference: a set ``offsets.storage.topic``
-    (distributed mode; standalone mode ignores it, as Kafka's)."""
-    if standalone or not config.get(OFFSETS, "").strip() or OFFSETS in java["errors"]:
-        return java
-    errors = {**java["errors"], OFFSETS: [NO_OFFSETS_TOPIC]}
-    return {**java, "error_count": java["error_count"] + 1, "errors": errors}
-
-
 @pytest.fixture(scope="module")
 def java_classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Java test connector, compiled once."""
@@ -262,7 +248,6 @@ def test_validate_and_create_answer_the_exactly_once_keys_as_java_4_3_1(
     workers: tuple[JavaConnectWorker, WorkerProcess],
 ) -> None:
     java, ours = workers
-    standalone = ours.mode == STANDALONE
     rows = MATRIX + FILE_ROWS
     configs = [_config(row, "eos") for row in rows]
     with ThreadPoolExecutor(IN_FLIGHT) as calls:
@@ -271,7 +256,7 @@ def test_validate_and_create_answer_the_exactly_once_keys_as_java_4_3_1(
     mismatches = [
         (row, java_answer, answer)
         for row, config, java_answer, answer in zip(rows, configs, theirs, answers, strict=True)
-        if answer != expected_of_kconnect(java_answer, config, standalone)
+        if answer != java_answer
     ]
     assert not mismatches, "\n\n".join(f"{row}\n java: {j}\n ours: {o}" for row, j, o in mismatches)
     for index, row in enumerate(CREATED):

@@ -47,7 +47,7 @@ from kconnect.herder.config_events import loaded_events, rebalance_reason
 from kconnect.herder.front_door import HerderFrontDoor, merged
 from kconnect.herder.leadership import Leadership
 from kconnect.herder.offsets import AiokafkaAdmin, KafkaAdmin
-from kconnect.herder.state import HerderState, Owned, restart_plan
+from kconnect.herder.state import ConnectorRecord, HerderState, Owned, restart_plan
 from kconnect.herder.task_config_route import LeaderRoutedConfigStore
 from kconnect.herder.zombie_fencing import ZombieFencing
 from kconnect.kafka.clients import connection_kwargs
@@ -63,8 +63,9 @@ from kconnect.model import (
     TaskStateInfo,
 )
 from kconnect.plugin_host import PluginHost
-from kconnect.storage import KafkaConfigBackingStore, KafkaOffsetBackingStore, KafkaStatusBackingStore
+from kconnect.storage import KafkaConfigBackingStore, KafkaStatusBackingStore
 from kconnect.storage.config_changes import ConfigChange
+from kconnect.storage.connector_offsets import ConnectorOffsetStores
 from kconnect.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
@@ -120,7 +121,11 @@ class DistributedHerder(HerderFrontDoor):
             configs=configs,
             routed=routed,
             statuses=statuses,
-            offsets=KafkaOffsetBackingStore(worker_config.props, worker_config.offset_storage()),
+            offsets=ConnectorOffsetStores(
+                worker_config.props,
+                worker_config.offset_storage(),
+                lambda connector: configs.snapshot().connector_config(connector),
+            ),
             admin=lambda connector: AiokafkaAdmin(worker_config, connector),
             member=member,
             leadership=leadership,
@@ -136,12 +141,14 @@ class DistributedHerder(HerderFrontDoor):
         configs: KafkaConfigBackingStore,
         routed: LeaderRoutedConfigStore,
         statuses: KafkaStatusBackingStore,
-        offsets: KafkaOffsetBackingStore,
+        offsets: ConnectorOffsetStores,
         admin: Callable[[Mapping[str, str]], KafkaAdmin],
         member: GroupMember,
         leadership: Leadership,
         url: str,
     ) -> None:
+        exactly_once = worker_config.group_config().exactly_once_source_support
+        self._exactly_once = exactly_once
         super().__init__(
             worker_config,
             plugins,
@@ -151,7 +158,8 @@ class DistributedHerder(HerderFrontDoor):
             offsets,
             admin,
             initial=HerderState(worker_config.worker_id, owned=Owned()),
-            exactly_once=worker_config.group_config().exactly_once_source_support,
+            exactly_once=exactly_once,
+            offset_transactions=offsets if exactly_once.enabled else None,
         )
         self._configs = configs
         self._routed = routed
@@ -363,6 +371,7 @@ class DistributedHerder(HerderFrontDoor):
         async with self._leadership.as_leader("alter a connector's offsets"):
             record = self._stopped(name)
             plugin = self._validator.plugin(record.config)
+            await self._fence_before_offsets(name, record)
             return await self._offsets.alter(name, record.config, plugin.cls, self._is_sink(record), offsets)
 
     async def reset_offsets(self, name: str) -> str:
@@ -370,7 +379,17 @@ class DistributedHerder(HerderFrontDoor):
         async with self._leadership.as_leader("reset a connector's offsets"):
             record = self._stopped(name)
             plugin = self._validator.plugin(record.config)
+            await self._fence_before_offsets(name, record)
             return await self._offsets.reset_all(name, record.config, plugin.cls, self._is_sink(record))
+
+    async def _fence_before_offsets(self, name: str, record: ConnectorRecord) -> None:
+        """Under exactly-once support, fence a source connector's last generation before its offsets
+        change (Kafka's round of zombie fencing before modifying offsets), then check it is still
+        STOPPED: the fencing round awaited the broker, and a resume may have come meanwhile."""
+        if self._is_sink(record) or not self._exactly_once.enabled:
+            return
+        await self._routed.fence_before_offsets(name)
+        self._stopped(name)
 
     # --- writes any worker makes -------------------------------------------------------------------------
 

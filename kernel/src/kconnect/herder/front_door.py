@@ -29,7 +29,12 @@ from kconnect.herder.effects import EffectRunner
 from kconnect.herder.health import worker_health
 from kconnect.herder.listener import HerderTaskListener
 from kconnect.herder.loggers import Loggers
-from kconnect.herder.offsets import ConnectorOffsetsStore, KafkaAdmin, not_stopped_message
+from kconnect.herder.offsets import (
+    ConnectorOffsetsStore,
+    KafkaAdmin,
+    TransactionalOffsetWriter,
+    not_stopped_message,
+)
 from kconnect.herder.owner import REQUEST_TIMEOUT_S, TIMEOUT_MESSAGE, Owner
 from kconnect.herder.restart_scheduler import RestartScheduler
 from kconnect.herder.state import ConnectorRecord, HerderState
@@ -46,6 +51,7 @@ from kconnect.model import (
     TaskInfo,
 )
 from kconnect.plugin_host import PluginHost
+from kconnect.runtime.exactly_once import task_transactional_id
 from kconnect.storage import ConfigBackingStore, OffsetBackingStore, StatusBackingStore
 from kconnect.worker_config import WorkerConfig
 from kconnect.worker_providers import worker_config_transformer
@@ -68,9 +74,12 @@ class HerderFrontDoor:
         request_timeout_s: float = REQUEST_TIMEOUT_S,
         initial: HerderState | None = None,
         exactly_once: ExactlyOnceSourceSupport | None = None,
+        offset_transactions: TransactionalOffsetWriter | None = None,
     ) -> None:
         """`exactly_once`: a distributed worker's ``exactly.once.source.support``, which validation
-        checks source configs against; None in standalone mode, which does not check them (Kafka)."""
+        checks source configs against; None in standalone mode, which does not check them (Kafka).
+        `offset_transactions`: under exactly-once support, writes altered or reset source offsets in
+        a transaction (KIP-875 as Kafka does it)."""
         self.worker_id = worker_config.worker_id
         self._worker_config = worker_config
         self._executor = executor
@@ -114,8 +123,14 @@ class HerderFrontDoor:
             status_store,
             on_stall=self._restart_stalled,
         )
+        group_id = worker_config.props.get("group.id", "")
         self._offsets = ConnectorOffsetsStore(
-            offset_store, lambda config: admin(self._resolved(config)), self._sink_group
+            offset_store,
+            lambda config: admin(self._resolved(config)),
+            self._sink_group,
+            offset_transactions,
+            # Kafka writes them with task 0's producer: its start fences that task's zombie too.
+            lambda connector: task_transactional_id(group_id, connector, 0),
         )
         self._started = False
         self._loaded = asyncio.Event()

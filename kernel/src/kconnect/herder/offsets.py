@@ -177,13 +177,29 @@ def parse_source_offsets(offsets: Sequence[ConnectorOffset]) -> dict[Partition, 
     return parsed
 
 
+class TransactionalOffsetWriter(Protocol):
+    """Writes a source connector's offsets in one Kafka transaction (exactly-once source support)."""
+
+    async def set_in_transaction(
+        self,
+        connector: str,
+        config: Mapping[str, str],
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+        transactional_id: str,
+    ) -> None:
+        """Write them under `transactional_id`, whose earlier producer the write fences out."""
+        ...
+
+
 class ConnectorOffsetsStore:
     """Reads and modifies one connector's offsets, source or sink; the herder checks STOPPED first.
 
     `group_of` names a sink's consumer group from its name and stored config, so every call acts on
     the group the sink's tasks really join (the herder passes one that knows the worker's config).
     `admin` gives the broker client for a connector's config: Kafka's ``Worker.adminConfigs``, the
-    worker's admin settings with the connector's ``admin.override.*`` on top.
+    worker's admin settings with the connector's ``admin.override.*`` on top. With `transactions`
+    (a distributed worker with exactly-once source support) a source connector's altered or reset
+    offsets are written in one transaction under `transactional_id(connector)`, as Kafka's are.
     """
 
     def __init__(
@@ -191,10 +207,14 @@ class ConnectorOffsetsStore:
         offset_store: OffsetBackingStore,
         admin: Callable[[Mapping[str, str]], KafkaAdmin],
         group_of: SinkGroupOf = lambda name, config: sink_group_id({}, name, config),
+        transactions: TransactionalOffsetWriter | None = None,
+        transactional_id: Callable[[str], str] = lambda connector: connector,
     ) -> None:
         self._offsets = offset_store
         self._admin = admin
         self._group_of = group_of
+        self._transactions = transactions
+        self._transactional_id = transactional_id
 
     async def read(
         self, connector: str, sink: bool, config: Mapping[str, str] | None = None
@@ -223,7 +243,7 @@ class ConnectorOffsetsStore:
     ) -> None:
         """Apply parsed offsets (None: remove that partition's offset)."""
         if not sink:
-            await self._offsets.set(connector, list(offsets.items()))
+            await self._write_source(connector, config, list(offsets.items()))
             return
         group = self._group_of(connector, config)
         client = self._admin(config)
@@ -239,6 +259,18 @@ class ConnectorOffsetsStore:
             await client.delete_group(group)
         if to_commit:
             await client.alter_offsets(group, to_commit)
+
+    async def _write_source(
+        self,
+        connector: str,
+        config: Mapping[str, str],
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+    ) -> None:
+        if self._transactions is None:
+            await self._offsets.set(connector, offsets)
+        elif offsets:
+            tid = self._transactional_id(connector)
+            await self._transactions.set_in_transaction(connector, config, offsets, tid)
 
     async def alter(
         self,
@@ -267,8 +299,11 @@ class ConnectorOffsetsStore:
         """Remove every offset of the connector."""
         if sink:
             await self._admin(config).delete_group(self._group_of(connector, config))
-        else:
+        elif self._transactions is None:
             await self._offsets.remove(connector)
+        else:
+            partitions = await self._offsets.partitions(connector)
+            await self._write_source(connector, config, [(p, None) for p in partitions])
 
 
 async def _connector_accepts(

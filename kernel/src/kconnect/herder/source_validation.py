@@ -12,10 +12,8 @@ value passed its validator:
 * ``transaction.boundary=connector``: the connector's `can_define_transaction_boundaries` is asked
   (whatever the worker's level), and anything but SUPPORTED is an error.
 
-A connector method that raises is an error of its key, with the exception's message. Until
-kconnect has a separate offsets topic per connector, ``offsets.storage.topic`` set is an error
-(`NO_OFFSETS_TOPIC`; docs/differences.md). Kafka adds nothing for ``transaction.boundary.interval.ms``
-with another boundary: it is ignored.
+A connector method that raises is an error of its key, with the exception's message. Kafka adds
+nothing for ``transaction.boundary.interval.ms`` with another boundary: it is ignored.
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ from typing import Final
 from kconnect.config import ConfigInfos
 from kconnect.config.connector_keys import (
     EXACTLY_ONCE_SUPPORT_CONFIG,
-    OFFSETS_TOPIC_CONFIG,
     TRANSACTION_BOUNDARY_CONFIG,
 )
 from kconnect.config.worker_keys import ExactlyOnceSourceSupport
@@ -56,10 +53,6 @@ BOUNDARIES_UNSUPPORTED: Final = (
     "Please reconfigure it to use a different transaction boundary definition."
 )
 UNEXPECTED_ERROR: Final = "An unexpected error occurred during validation"
-NO_OFFSETS_TOPIC: Final = (
-    "A separate offsets topic per connector is not supported by kconnect; remove offsets.storage.topic "
-    "to use the worker's offsets topic"
-)
 
 
 def _unexpected(error: Exception) -> str:
@@ -128,8 +121,6 @@ def source_key_errors(
         errors[EXACTLY_ONCE_SUPPORT_CONFIG] = exactly_once_errors(connector, config, worker)
     if _valid_value(infos, TRANSACTION_BOUNDARY_CONFIG) == "connector":
         errors[TRANSACTION_BOUNDARY_CONFIG] = transaction_boundary_errors(connector, config)
-    if _valid_value(infos, OFFSETS_TOPIC_CONFIG):
-        errors[OFFSETS_TOPIC_CONFIG] = [NO_OFFSETS_TOPIC]
     return {key: found for key, found in errors.items() if found}
 
 

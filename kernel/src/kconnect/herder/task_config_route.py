@@ -132,6 +132,25 @@ class LeaderRoutedConfigStore:
         ):
             await self._store.put_task_count_record(connector, count)
 
+    async def fence_before_offsets(self, connector: str) -> None:
+        """Before a STOPPED source connector's offsets are altered or reset: fence the producers of its
+        last generation that ran under exactly-once support (its ``tasks-fencing-<name>`` count; a stop
+        writes no fencing of its own), then record that none is left (Kafka's round of zombie fencing
+        before ``Worker.modifyConnectorOffsets``). Nothing to do without a recorded generation."""
+        snapshot = self._store.snapshot()
+        recorded = snapshot.task_count_records.get(connector, 0)
+        if self._fencing is None or recorded == 0 or snapshot.task_count(connector) != 0:
+            return
+        try:
+            fenced = await self._fencing.before_task_configs(
+                connector, snapshot.connector_config(connector), recorded, 0
+            )
+        except Exception as exc:
+            prefix = "Failed to perform zombie fencing for source connector prior to modifying offsets"
+            raise ConnectError(f"{prefix}: {exc}") from exc
+        if fenced:
+            await self._store.put_task_count_record(connector, 0)
+
     async def _send(self, connector: str, configs: list[dict[str, str]]) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + LEADER_RETRY_TIMEOUT_S

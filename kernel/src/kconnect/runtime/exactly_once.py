@@ -9,10 +9,12 @@ poll's records to `SourceTransactions.dispatch`:
 1. a transaction is opened before the first record of it is handed to the producer;
 2. each record handed over (or dropped by a transformation) adds its source offset to the
    transaction;
-3. at a boundary the offsets are written by the same producer to the worker's offsets topic, in Kafka's
-   record format (`kconnect.kafka.offset_records`), and the transaction is committed: a
-   ``read_committed`` consumer, and the worker's offset reads, see the records and their offsets
-   together or not at all.
+3. at a boundary the offsets are written by the same producer to the connector's offsets topic (its
+   ``offsets.storage.topic``, else the worker's ``offset.storage.topic``), in Kafka's record format
+   (`kconnect.kafka.offset_records`), and the transaction is committed: a ``read_committed``
+   consumer, and the worker's offset reads, see the records and their offsets together or not at
+   all. A connector with a topic of its own has its offsets copied to the worker's topic in the
+   same transaction (Kafka copies them after the commit, best effort; docs/differences.md).
 
 Boundaries (connector key ``transaction.boundary``): ``poll`` commits after every poll batch;
 ``interval`` when ``transaction.boundary.interval.ms`` (default: the worker's
@@ -39,6 +41,7 @@ from enum import Enum
 from typing import Any
 
 from kconnect.config.connector_keys import (
+    OFFSETS_TOPIC_CONFIG,
     TRANSACTION_BOUNDARY_CONFIG,
     TRANSACTION_BOUNDARY_INTERVAL_CONFIG,
 )
@@ -78,6 +81,8 @@ class ExactlyOnceSource:
     offsets_topic: str
     boundary: TransactionBoundary
     interval_s: float
+    worker_offsets_topic: str | None = None
+    """The worker's offsets topic when the connector has a topic of its own (its offsets are copied)."""
 
     @classmethod
     def for_task(cls, spec: TaskSpec) -> ExactlyOnceSource | None:
@@ -87,9 +92,8 @@ class ExactlyOnceSource:
         group_id = (worker.get("group.id") or "").strip()
         if spec.kind != "source" or not group_id or not ExactlyOnceSourceSupport.from_props(worker).enabled:
             return None
-        # The worker reads offsets from its own topic only, so a connector's offsets.storage.topic
-        # is not written to: its offsets would never be read back (docs/differences.md).
-        topic = (worker.get("offset.storage.topic") or "").strip() or DEFAULT_OFFSETS_TOPIC
+        worker_topic = (worker.get("offset.storage.topic") or "").strip() or DEFAULT_OFFSETS_TOPIC
+        topic = (connector.get(OFFSETS_TOPIC_CONFIG) or "").strip() or worker_topic
         boundary = TransactionBoundary((connector.get(TRANSACTION_BOUNDARY_CONFIG) or "poll").strip().lower())
         interval = (connector.get(TRANSACTION_BOUNDARY_INTERVAL_CONFIG) or "").strip()
         interval = interval or worker.get("offset.flush.interval.ms", "60000")
@@ -98,6 +102,7 @@ class ExactlyOnceSource:
             offsets_topic=topic,
             boundary=boundary,
             interval_s=int(interval) / 1000,
+            worker_offsets_topic=None if topic == worker_topic else worker_topic,
         )
 
 
@@ -246,9 +251,11 @@ class SourceTransactions:
             return False
         try:
             await self._begin()
+            topics = [self.settings.offsets_topic, self.settings.worker_offsets_topic]
             for partition, offset in self._offsets.values():
-                key = offset_key(self._connector, partition)
-                await self._producer.send(self.settings.offsets_topic, value=offset_value(offset), key=key)
+                key, value = offset_key(self._connector, partition), offset_value(offset)
+                for topic in filter(None, topics):
+                    await self._producer.send(topic, value=value, key=key)
             await self._producer.commit_transaction()
         except Exception as exc:
             await self.abort(ABORT_TIMEOUT_S)

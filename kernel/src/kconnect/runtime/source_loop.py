@@ -153,6 +153,10 @@ class SourceLoop:
         # and aborts the transaction it left open, so the offsets read are final.
         await self.producer.start()
         try:
+            if self.transactions is not None and self.transactions.settings.worker_offsets_topic is not None:
+                # The worker opens (and creates) the connector's own offsets topic before the first
+                # transaction writes to it, as Kafka's task starts its offset store.
+                await self.control.read_source_offsets([])
             await asyncio.to_thread(self.task.start, self.spec.task_config)
             waker = asyncio.create_task(self._wake_poll_on_stop(), name=f"kconnect-wake-poll-{self.spec.id}")
             self.stalls.start()

@@ -44,6 +44,9 @@ class ClusterConfigState:
     they show no tasks until their task configs are written again (Kafka's inconsistentConnectors)."""
     offset: int = -1
     """Position in the config topic this snapshot reflects (Kafka's config offset); -1 for other stores."""
+    task_count_records: Mapping[str, int] = field(default_factory=dict)
+    """Each source connector's last ``tasks-fencing-<name>`` task count (Kafka's taskCountRecord): the
+    size of its last generation whose predecessors were fenced (distributed, exactly-once only)."""
 
     def connectors(self) -> list[str]:
         """Names of every configured connector, sorted."""

@@ -19,8 +19,9 @@ key                             value
 ==============================  =====================================================================
 
 kconnect's leader writes ``tasks-fencing-<name>`` after a round of zombie fencing
-(`kconnect.herder.zombie_fencing`), as Kafka's does; readers recognise it and keep nothing of it
-(the leader fences the generation in force, whose count the commit records give). A record that
+(`kconnect.herder.zombie_fencing`), as Kafka's does, and reads it back as Kafka's
+``taskCountRecord``: the generation a fencing round before altering or resetting a stopped source
+connector's offsets has to fence (its tasks' configs are gone by then). A record that
 is a whole value by itself is read straight into it: a restart request into the vocabulary's
 `RestartRequest`, a session key into `SessionKey`, a logger level into the change a listener
 hears (`config_changes.LoggerLevelRead`).
@@ -82,10 +83,11 @@ class TargetStateRecord:
 
 
 @dataclass(frozen=True)
-class IgnoredRecord:
-    """A record kconnect knows and does not use (exactly-once task counts)."""
+class TaskCountRecord:
+    """``tasks-fencing-<name>``: the task count of the source connector's last fenced generation."""
 
-    key: str
+    connector: str
+    tasks: int
 
 
 ConfigRecord = (
@@ -96,7 +98,7 @@ ConfigRecord = (
     | RestartRequest
     | SessionKey
     | LoggerLevelRead
-    | IgnoredRecord
+    | TaskCountRecord
 )
 """One config-topic record as read: ``restart-connector-``, ``session-key`` and ``logger-cluster-``
 records are their values (a KIP-745 request, a KIP-507 key, a KIP-976 level)."""
@@ -215,7 +217,10 @@ def parse_config_record(key: str, value: bytes | None) -> ConfigRecord:
         include_tasks = fields.get("include-tasks") is True
         return RestartRequest(key[len(RESTART_PREFIX) :], only_failed, include_tasks)
     if key.startswith(TASK_COUNT_PREFIX):
-        return IgnoredRecord(key)
+        count = None if fields is None else fields.get("task-count")
+        if not isinstance(count, int) or isinstance(count, bool):
+            raise RecordFormatError(f"{key}: expected {{'task-count': <integer>}}")
+        return TaskCountRecord(key[len(TASK_COUNT_PREFIX) :], count)
     if key == SESSION_KEY_KEY:
         return _session_key(fields)
     raise RecordFormatError(f"unknown config record key {key!r}")

@@ -10,6 +10,7 @@ the topic says after that record. Kafka's rules, kept here:
   until new task configs are committed); pending task configs are dropped at every commit;
 * a commit for a connector without a config (deleted, then compacted) is ignored;
 * deleting a connector forgets its config, target state and task configs;
+* a ``tasks-fencing-<name>`` task count is kept as the connector's last fenced generation;
 * a cluster-wide logger level (KIP-976) and a restart request change no state: they are only news
   for a listener; a session key changes the state and is no news.
 """
@@ -31,10 +32,10 @@ from kconnect.storage.config_changes import (
 from kconnect.storage.config_records import (
     ConfigRecord,
     ConnectorConfigRecord,
-    IgnoredRecord,
     TargetStateRecord,
     TaskCommitRecord,
     TaskConfigRecord,
+    TaskCountRecord,
 )
 
 
@@ -45,6 +46,7 @@ class ConfigTopicState:
         self.connector_configs: dict[str, dict[str, str]] = {}
         self.target_states: dict[str, TargetState] = {}
         self.task_counts: dict[str, int] = {}
+        self.task_count_records: dict[str, int] = {}
         self.task_configs: dict[ConnectorTaskId, dict[str, str]] = {}
         self.pending: dict[str, dict[ConnectorTaskId, dict[str, str]]] = {}
         self.inconsistent: set[str] = set()
@@ -74,13 +76,15 @@ class ConfigTopicState:
             case SessionKey():
                 self.session_key = record
                 return []
-            case IgnoredRecord():
+            case TaskCountRecord(connector, tasks):
+                self.task_count_records[connector] = tasks
                 return []
         return []
 
     def _forget(self, connector: str) -> None:
         self.connector_configs.pop(connector, None)
         self.task_counts.pop(connector, None)
+        self.task_count_records.pop(connector, None)
         self.pending.pop(connector, None)
         self.inconsistent.discard(connector)
         for task in [t for t in self.task_configs if t.connector == connector]:
@@ -132,4 +136,5 @@ class ConfigTopicState:
             tasks,
             frozenset(self.inconsistent),
             self.offset,
+            {name: n for name, n in self.task_count_records.items() if name in self.connector_configs},
         )

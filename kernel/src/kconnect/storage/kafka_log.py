@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
@@ -206,7 +206,7 @@ class KafkaBasedLog:
         """Write one record and wait for the broker's acknowledgement; StoreError naming the topic."""
         await self.send_all([(key, value)])
 
-    async def send_all(self, records: list[tuple[bytes | str, bytes | None]]) -> None:
+    async def send_all(self, records: Sequence[tuple[bytes | str, bytes | None]]) -> None:
         """Write records in order and wait until the broker acknowledged every one."""
         producer = self._producer
         if producer is None:

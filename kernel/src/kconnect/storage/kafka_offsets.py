@@ -66,11 +66,17 @@ class KafkaOffsetBackingStore(KafkaBackedStore):
         """Write these offsets (None: a tombstone) and wait for the broker's acknowledgement of each."""
         if not offsets:
             return
-        records: list[tuple[bytes | str, bytes | None]] = []
-        for partition, offset in offsets:
-            key = self._keys.get((connector, partition_key(partition))) or offset_key(connector, partition)
-            records.append((key, offset_value(offset)))
-        await self._log.send_all(records)
+        await self._log.send_all(self.records(connector, offsets))
+
+    def records(
+        self, connector: str, offsets: Sequence[tuple[SourcePartition, SourceOffset | None]]
+    ) -> list[tuple[bytes, bytes | None]]:
+        """The (key, value) records that write these offsets: a partition read before keeps the exact
+        key bytes it was read with, so the write replaces that record under compaction."""
+        return [
+            (self._keys.get((connector, partition_key(p))) or offset_key(connector, p), offset_value(o))
+            for p, o in offsets
+        ]
 
     async def partitions(self, connector: str) -> list[SourcePartition]:
         """Read to the end, then every partition of the connector with a committed offset."""

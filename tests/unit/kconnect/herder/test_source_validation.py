@@ -78,7 +78,9 @@ OFFSETS = "offsets.storage.topic"
         (ENABLED, {BOUNDARY: "connector", ANSWER_TRANSACTION_BOUNDARIES: "raise"},
          {BOUNDARY: [f"{UNEXPECTED} transaction boundaries"]}),
         (ENABLED, {BOUNDARY: "poll", "transaction.boundary.interval.ms": "500"}, {}),
-        (DISABLED, {OFFSETS: "eos-offsets"}, {OFFSETS: [rules.NO_OFFSETS_TOPIC]}),
+        # A connector's own offsets topic is taken at any level, as Kafka's (KIP-618); blank is refused.
+        (DISABLED, {OFFSETS: "eos-offsets"}, {}),
+        (ENABLED, {OFFSETS: "eos-offsets"}, {}),
         # A standalone worker checks none of them, as Kafka's StandaloneHerder.
         (None, {EOS: "required", BOUNDARY: "connector", OFFSETS: "eos-offsets"}, {}),
     ],

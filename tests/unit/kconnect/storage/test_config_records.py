@@ -11,10 +11,10 @@ from kconnect.model import ConnectorTaskId, RestartRequest, SessionKey, TargetSt
 from kconnect.storage.config_changes import LoggerLevelRead
 from kconnect.storage.config_records import (
     ConnectorConfigRecord,
-    IgnoredRecord,
     TargetStateRecord,
     TaskCommitRecord,
     TaskConfigRecord,
+    TaskCountRecord,
     commit_key,
     commit_value,
     config_value,
@@ -112,7 +112,7 @@ def test_restart_flags_default_to_false_as_in_kafka() -> None:
 
 
 def test_exactly_once_records_are_ignored() -> None:
-    assert parse_config_record("tasks-fencing-a", b'{"task-count":2}') == IgnoredRecord("tasks-fencing-a")
+    assert parse_config_record("tasks-fencing-a", b'{"task-count":2}') == TaskCountRecord("a", 2)
 
 
 def test_logger_level_bytes_are_javas_and_read_back() -> None:
@@ -170,4 +170,4 @@ def _text(record: tuple[bytes, bytes | None]) -> tuple[str, bytes | None]:
 def test_a_task_count_record_is_written_as_kafkas_and_read_back_as_known() -> None:
     assert task_count_key("src") == "tasks-fencing-src"
     assert task_count_value(3) == b'{"task-count":3}'
-    assert parse_config_record("tasks-fencing-src", task_count_value(3)) == IgnoredRecord("tasks-fencing-src")
+    assert parse_config_record("tasks-fencing-src", task_count_value(3)) == TaskCountRecord("src", 3)

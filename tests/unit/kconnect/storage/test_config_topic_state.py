@@ -17,6 +17,7 @@ from kconnect.storage.config_records import (
     TargetStateRecord,
     TaskCommitRecord,
     TaskConfigRecord,
+    TaskCountRecord,
     parse_config_record,
 )
 from kconnect.storage.config_topic_state import ConfigTopicState
@@ -140,3 +141,18 @@ def test_logger_levels_are_told_and_change_no_config() -> None:
     state, updates = fold(ConnectorConfigRecord("a", {}), LoggerLevelRead("org.x", "DEBUG"))
     assert updates == [ConnectorConfigRead("a", {}, TargetState.STARTED), LoggerLevelRead("org.x", "DEBUG")]
     assert state.snapshot().connectors() == ["a"]
+
+
+def test_a_task_count_record_is_kept_as_the_last_fenced_generation_and_forgotten_with_its_connector() -> None:
+    """Kafka's taskCountRecord: what a fencing round before modifying a stopped connector's offsets
+    fences, after the stop emptied its task configs; no news for a listener."""
+    state, updates = fold(
+        ConnectorConfigRecord("a", {}), task("a", 0), task("a", 1), TaskCommitRecord("a", 2),
+        TaskCountRecord("a", 2), TaskCommitRecord("a", 0),
+    )  # fmt: skip
+    assert updates[-1] == TaskConfigsRead("a", ())
+    assert state.snapshot().task_count_records == {"a": 2} and state.snapshot().task_count("a") == 0
+    fold(TaskCountRecord("a", 0), state=state)
+    assert state.snapshot().task_count_records == {"a": 0}
+    fold(ConnectorConfigRecord("a", None), state=state)
+    assert state.snapshot().task_count_records == {}
