@@ -16,9 +16,12 @@ and reset under exactly-once support, on the real broker with distributed worker
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -145,8 +148,34 @@ def stop(worker: WorkerProcess, name: str) -> None:
     )
 
 
-def start_worker(tmp_path: Path, bootstrap: str, support: str) -> tuple[WorkerProcess, dict[str, str]]:
-    """One distributed worker of a fresh group with `support` as its exactly-once source support."""
+@dataclass
+class Copy:
+    """A distributed worker of a fresh group copying a file of numbered lines with connector ``copy``."""
+
+    worker: WorkerProcess
+    props: dict[str, str]
+    topic: str
+    own: str
+    """The offsets topic a test may give the connector."""
+    source: Path
+    config: dict[str, str]
+
+    @property
+    def worker_topic(self) -> str:
+        """The worker's offsets topic."""
+        return self.props["offset.storage.topic"]
+
+    @property
+    def key(self) -> str:
+        """The offsets-topic key of the file's partition."""
+        return json.dumps(["copy", {"filename": str(self.source)}], separators=(",", ":"))
+
+
+@contextlib.contextmanager
+def copying(tmp_path: Path, bootstrap: str, support: str, count: int, **config: str) -> Iterator[Copy]:
+    """One distributed worker (`support` its exactly-once source support) copying `count` lines with
+    FileStreamSource (and `config`); stopped on exit. ``{own}`` in a config value names the offsets
+    topic the test may give the connector."""
     props = group_props(
         bootstrap,
         "kconnect-own-offsets",
@@ -158,30 +187,29 @@ def start_worker(tmp_path: Path, bootstrap: str, support: str) -> tuple[WorkerPr
         },
     )
     worker = WorkerProcess(tmp_path, props, mode="distributed").start()
-    wait_healthy([worker])
-    return worker, props
+    try:
+        wait_healthy([worker])
+        group = props["group.id"]
+        topic, own = f"{group}-lines", f"{group}-copy-offsets"
+        create_topic(bootstrap, topic, 1)
+        source = tmp_path / "lines.txt"
+        source.write_text(lines(0, count), encoding="utf-8")
+        full = {"connector.class": "FileStreamSource", "file": str(source), "topic": topic, "tasks.max": "1"}
+        full.update({key: value.format(own=own) for key, value in config.items()})
+        put(worker, "PUT", "/connectors/copy/config", full, expect=201)
+        yield Copy(worker, props, topic, own, source, full)
+    finally:
+        worker.stop()
 
 
 @pytest.mark.timeout(420)
 def test_a_connector_given_its_own_offsets_topic_resumes_from_the_workers_and_a_reset_clears_both(
     tmp_path: Path, kafka_bootstrap: str
 ) -> None:
-    worker, props = start_worker(tmp_path, kafka_bootstrap, "disabled")
-    try:
-        group = props["group.id"]
-        topic, own, global_topic = f"{group}-lines", f"{group}-copy-offsets", props["offset.storage.topic"]
-        create_topic(kafka_bootstrap, topic, 1)
-        source = tmp_path / "lines.txt"
-        source.write_text(lines(0, 1000), encoding="utf-8")
-        config = {
-            "connector.class": "FileStreamSource",
-            "file": str(source),
-            "topic": topic,
-            "tasks.max": "1",
-        }
-        put(worker, "PUT", "/connectors/copy/config", config, expect=201)
+    with copying(tmp_path, kafka_bootstrap, "disabled", 1000) as copy:
+        worker, source, config = copy.worker, copy.source, copy.config
+        topic, own, global_topic, key = copy.topic, copy.own, copy.worker_topic, copy.key
         wait_records(worker, kafka_bootstrap, topic, 1000)
-        key = json.dumps(["copy", {"filename": str(source)}], separators=(",", ":"))
         worker.wait_for(
             "the offset in the worker's topic",
             lambda: offsets_in(kafka_bootstrap, global_topic).get(key) == {"position": position_after(1000)},
@@ -218,8 +246,6 @@ def test_a_connector_given_its_own_offsets_topic_resumes_from_the_workers_and_a_
         put(worker, "PUT", "/connectors/copy/resume", expect=202)
         wait_records(worker, kafka_bootstrap, topic, 4000)
         assert copied(kafka_bootstrap, topic, 2000) == Counter({f"line {i}": 2 for i in range(2000)})
-    finally:
-        worker.stop()
 
 
 async def _alter_with_a_zombie_open(
@@ -247,24 +273,12 @@ async def _alter_with_a_zombie_open(
 def test_under_exactly_once_offsets_go_to_the_connectors_topic_in_transactions_and_alter_fences_a_zombie(
     tmp_path: Path, kafka_bootstrap: str
 ) -> None:
-    worker, props = start_worker(tmp_path, kafka_bootstrap, "enabled")
-    try:
-        group = props["group.id"]
-        topic, own, global_topic = f"{group}-lines", f"{group}-copy-offsets", props["offset.storage.topic"]
-        create_topic(kafka_bootstrap, topic, 1)
-        source = tmp_path / "lines.txt"
-        source.write_text(lines(0, 3000), encoding="utf-8")
-        config = {
-            "connector.class": "FileStreamSource",
-            "file": str(source),
-            "topic": topic,
-            "tasks.max": "1",
-            "batch.size": "500",
-            "offsets.storage.topic": own,
-        }
-        put(worker, "PUT", "/connectors/copy/config", config, expect=201)
+    with copying(
+        tmp_path, kafka_bootstrap, "enabled", 3000, **{"batch.size": "500", "offsets.storage.topic": "{own}"}
+    ) as copy:
+        worker, source, props = copy.worker, copy.source, copy.props
+        topic, own, global_topic, key = copy.topic, copy.own, copy.worker_topic, copy.key
         wait_records(worker, kafka_bootstrap, topic, 3000)
-        key = json.dumps(["copy", {"filename": str(source)}], separators=(",", ":"))
         end = {"position": position_after(3000)}
         worker.wait_for(
             "the offset in the connector's topic", lambda: offsets_in(kafka_bootstrap, own) == {key: end}
@@ -277,8 +291,9 @@ def test_under_exactly_once_offsets_go_to_the_connectors_topic_in_transactions_a
         stop(worker, "copy")
         altered = {"position": position_after(1000)}
         body = {"offsets": [{"partition": {"filename": str(source)}, "offset": altered}]}
+        zombie_id = f"{props['group.id']}-copy-0"
         answer, refused = asyncio.run(
-            _alter_with_a_zombie_open(worker, kafka_bootstrap, f"{group}-copy-0", own, key.encode(), body)
+            _alter_with_a_zombie_open(worker, kafka_bootstrap, zombie_id, own, key.encode(), body)
         )
         assert "have been altered successfully" in answer["message"]
         assert refused, "the zombie could still commit its transaction after the alter"
@@ -299,5 +314,3 @@ def test_under_exactly_once_offsets_go_to_the_connectors_topic_in_transactions_a
         wait_records(worker, kafka_bootstrap, topic, 8000)
         seen = copied(kafka_bootstrap, topic, 3000)
         assert seen == Counter({f"line {i}": 2 if i < 1000 else 3 for i in range(3000)})
-    finally:
-        worker.stop()
