@@ -1,0 +1,258 @@
+// kconnect dashboard: a view of Kafka Connect's REST API, served by the worker it talks to.
+// One request a refresh for every connector (`GET /connectors?expand=status&expand=info`), so a
+// cluster of hundreds of connectors costs the same as one. Text from the API is only ever set as
+// text (never as HTML).
+
+const REFRESH_MS = 3000;
+const STATES = ["FAILED", "RUNNING", "PAUSED", "STOPPED", "UNASSIGNED", "RESTARTING"];
+const base = new URL("/", window.location.href); // the worker's root: the page is at /dashboard
+
+const view = {
+  connectors: {}, // name -> {status, info}
+  expanded: new Set(),
+  selected: new Set(),
+  offsets: {}, // name -> offsets body, for STOPPED connectors shown expanded
+};
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return node;
+}
+
+function badge(state) {
+  return el("span", { class: `badge state-${state}` }, state);
+}
+
+async function call(method, path, query = {}) {
+  const url = new URL(path, base);
+  for (const [key, value] of Object.entries(query)) {
+    for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(key, one);
+  }
+  const response = await fetch(url, { method, credentials: "same-origin", headers: { Accept: "application/json" } });
+  const text = await response.text();
+  let body = null;
+  try { body = text ? JSON.parse(text) : null; } catch { body = text; }
+  if (!response.ok) {
+    const message = body && body.message ? body.message : `${response.status} ${response.statusText}`;
+    throw new Error(message);
+  }
+  return body;
+}
+
+function say(text, error = false) {
+  const message = document.getElementById("message");
+  message.textContent = text;
+  message.className = error ? "error" : "";
+}
+
+function failed(entry) {
+  const status = entry.status;
+  return status.connector.state === "FAILED" || status.tasks.some((task) => task.state === "FAILED");
+}
+
+function taskSummary(tasks) {
+  if (!tasks.length) return "no tasks";
+  const counts = {};
+  for (const task of tasks) counts[task.state] = (counts[task.state] || 0) + 1;
+  return STATES.filter((state) => counts[state]).map((state) => `${counts[state]} ${state.toLowerCase()}`).join(", ");
+}
+
+function shown() {
+  const search = document.getElementById("search").value.trim().toLowerCase();
+  const state = document.getElementById("state-filter").value;
+  return Object.entries(view.connectors)
+    .filter(([name]) => !search || name.toLowerCase().includes(search))
+    .filter(([, entry]) => !state || entry.status.connector.state === state || entry.status.tasks.some((t) => t.state === state))
+    .sort(([a, x], [b, y]) => (failed(y) - failed(x)) || a.localeCompare(b));
+}
+
+function renderCounts() {
+  const connectors = {};
+  const tasks = {};
+  for (const entry of Object.values(view.connectors)) {
+    connectors[entry.status.connector.state] = (connectors[entry.status.connector.state] || 0) + 1;
+    for (const task of entry.status.tasks) tasks[task.state] = (tasks[task.state] || 0) + 1;
+  }
+  for (const [id, counts] of [["connector-counts", connectors], ["task-counts", tasks]]) {
+    const list = document.getElementById(id);
+    list.replaceChildren(...STATES.filter((s) => counts[s]).map((state) =>
+      el("li", {}, el("button", {
+        class: `state-${state}`, "data-state": state, title: `show ${state}`,
+        onclick: () => { document.getElementById("state-filter").value = state; render(); },
+      }, `${counts[state]} ${state}`))));
+    if (!list.children.length) list.append(el("li", { class: "muted" }, "none"));
+  }
+}
+
+function actionButtons(name, state) {
+  const act = (label, action) => el("button", { "data-action": action, onclick: () => run(action, [name]) }, label);
+  const buttons = [];
+  if (state === "PAUSED" || state === "STOPPED") buttons.push(act("Resume", "resume"));
+  else buttons.push(act("Pause", "pause"));
+  buttons.push(act("Restart", "restart"));
+  if (state !== "STOPPED") buttons.push(act("Stop", "stop"));
+  const remove = act("Delete", "delete");
+  remove.className = "danger";
+  buttons.push(remove);
+  return el("span", { class: "actions" }, ...buttons);
+}
+
+function details(name, entry) {
+  const status = entry.status;
+  const parts = [];
+  if (status.connector.trace) parts.push(el("h3", {}, "Connector trace"), el("pre", { class: "trace" }, status.connector.trace));
+  const rows = status.tasks.map((task) => el("tr", { "data-task": task.id },
+    el("td", {}, task.id), el("td", {}, badge(task.state)), el("td", {}, task.worker_id || ""),
+    el("td", {}, task.trace ? el("pre", { class: "trace" }, task.trace) : ""),
+    el("td", {}, el("button", { "data-action": "restart-task", onclick: () => restartTask(name, task.id) }, "Restart task"))));
+  if (rows.length) {
+    parts.push(el("h3", {}, "Tasks"), el("table", { class: "tasks" },
+      el("thead", {}, el("tr", {}, el("th", {}, "Id"), el("th", {}, "State"), el("th", {}, "Worker"), el("th", {}, "Trace"), el("th", {}, ""))),
+      el("tbody", {}, ...rows)));
+  }
+  if (status.connector.state === "STOPPED") {
+    const offsets = view.offsets[name];
+    parts.push(el("h3", {}, "Offsets"),
+      el("pre", { class: "offsets" }, offsets ? JSON.stringify(offsets.offsets, null, 2) : "loading…"),
+      el("button", { "data-action": "reset-offsets", onclick: () => resetOffsets(name) }, "Reset offsets"));
+    if (!offsets) loadOffsets(name);
+  }
+  const config = entry.info ? entry.info.config : {};
+  parts.push(el("h3", {}, "Config"), el("pre", { class: "config" },
+    Object.keys(config).sort().map((key) => `${key}=${config[key]}`).join("\n")));
+  return el("tr", { class: "details", "data-details": name }, el("td", { colspan: 7 }, ...parts));
+}
+
+function render() {
+  renderCounts();
+  const body = document.querySelector("#connectors tbody");
+  const rows = [];
+  const entries = shown();
+  for (const [name, entry] of entries) {
+    const state = entry.status.connector.state;
+    const box = el("input", { type: "checkbox", "aria-label": `select ${name}`, onchange: (event) => {
+      if (event.target.checked) view.selected.add(name); else view.selected.delete(name);
+      updateSelected();
+    } });
+    box.checked = view.selected.has(name);
+    const toggle = el("button", { class: "link", onclick: () => {
+      if (view.expanded.has(name)) view.expanded.delete(name); else view.expanded.add(name);
+      render();
+    } }, name);
+    rows.push(el("tr", { "data-connector": name, class: failed(entry) ? "failed" : "" },
+      el("td", {}, box), el("td", {}, toggle), el("td", {}, entry.status.type || ""),
+      el("td", {}, badge(state)), el("td", {}, entry.status.connector.worker_id || ""),
+      el("td", { class: "task-summary" }, taskSummary(entry.status.tasks)), el("td", {}, actionButtons(name, state))));
+    if (view.expanded.has(name)) rows.push(details(name, entry));
+  }
+  body.replaceChildren(...rows);
+  document.getElementById("empty").hidden = entries.length > 0;
+  updateSelected();
+}
+
+function updateSelected() {
+  for (const name of [...view.selected]) if (!(name in view.connectors)) view.selected.delete(name);
+  document.getElementById("selected-count").textContent = `${view.selected.size} selected`;
+}
+
+const ACTIONS = {
+  pause: (name) => call("PUT", `connectors/${encodeURIComponent(name)}/pause`),
+  resume: (name) => call("PUT", `connectors/${encodeURIComponent(name)}/resume`),
+  stop: (name) => call("PUT", `connectors/${encodeURIComponent(name)}/stop`),
+  delete: (name) => call("DELETE", `connectors/${encodeURIComponent(name)}`),
+  restart: (name) => call("POST", `connectors/${encodeURIComponent(name)}/restart`, {
+    includeTasks: document.getElementById("include-tasks").checked,
+    onlyFailed: document.getElementById("only-failed").checked,
+  }),
+};
+
+async function run(action, names) {
+  if (!names.length) { say("Select connectors first", true); return; }
+  if (action === "delete" && !window.confirm(`Delete ${names.join(", ")}?`)) return;
+  const results = await Promise.allSettled(names.map((name) => ACTIONS[action](name)));
+  const refused = results.map((r, i) => [names[i], r]).filter(([, r]) => r.status === "rejected");
+  if (refused.length) say(refused.map(([name, r]) => `${action} ${name}: ${r.reason.message}`).join("; "), true);
+  else say(`${action}: ${names.join(", ")}`);
+  if (action === "delete") names.forEach((name) => view.selected.delete(name));
+  await refresh();
+}
+
+async function restartTask(name, id) {
+  try {
+    await call("POST", `connectors/${encodeURIComponent(name)}/tasks/${id}/restart`);
+    say(`restart task ${name}-${id}`);
+  } catch (error) { say(`restart task ${name}-${id}: ${error.message}`, true); }
+  await refresh();
+}
+
+async function loadOffsets(name) {
+  try { view.offsets[name] = await call("GET", `connectors/${encodeURIComponent(name)}/offsets`); }
+  catch (error) { view.offsets[name] = { offsets: `could not read: ${error.message}` }; }
+  render();
+}
+
+async function resetOffsets(name) {
+  try {
+    const answer = await call("DELETE", `connectors/${encodeURIComponent(name)}/offsets`);
+    say(answer && answer.message ? answer.message : `offsets of ${name} reset`);
+  } catch (error) { say(`reset offsets of ${name}: ${error.message}`, true); }
+  delete view.offsets[name];
+  await refresh();
+}
+
+async function refresh() {
+  try {
+    const expanded = await call("GET", "connectors", { expand: ["status", "info"] });
+    view.connectors = {};
+    for (const [name, entry] of Object.entries(expanded)) {
+      if (entry.status) view.connectors[name] = { status: entry.status, info: entry.info };
+    }
+    for (const name of Object.keys(view.offsets)) if (!(name in view.connectors)) delete view.offsets[name];
+    render();
+  } catch (error) {
+    say(`Cannot read the connectors: ${error.message}`, true);
+  }
+}
+
+async function header() {
+  try {
+    const root = await call("GET", "");
+    document.getElementById("worker").textContent =
+      `Kafka Connect ${root.version} (${root.commit}), Kafka cluster ${root.kafka_cluster_id}`;
+  } catch (error) { document.getElementById("worker").textContent = `worker unreachable: ${error.message}`; }
+  try {
+    const health = await call("GET", "health");
+    const node = document.getElementById("health");
+    node.textContent = health.status;
+    node.className = `badge state-${health.status === "healthy" ? "RUNNING" : "FAILED"}`;
+  } catch (error) {
+    const node = document.getElementById("health");
+    node.textContent = "unhealthy";
+    node.className = "badge state-FAILED";
+  }
+}
+
+function start() {
+  document.getElementById("search").addEventListener("input", render);
+  document.getElementById("state-filter").addEventListener("change", render);
+  document.getElementById("select-all").addEventListener("change", (event) => {
+    for (const [name] of shown()) {
+      if (event.target.checked) view.selected.add(name); else view.selected.delete(name);
+    }
+    render();
+  });
+  for (const button of document.querySelectorAll("[data-bulk]")) {
+    button.addEventListener("click", () => run(button.dataset.bulk, [...view.selected]));
+  }
+  header();
+  refresh();
+  window.setInterval(() => { refresh(); header(); }, REFRESH_MS);
+}
+
+start();
