@@ -1,7 +1,8 @@
 """The ``kconnect`` command: ``kconnect standalone WORKER.properties [CONNECTOR.properties|.json ...]``
 and ``kconnect distributed WORKER.properties`` (Kafka's connect-standalone / connect-distributed), and
 the configs' checks before deploy (docs/config-tests.md): ``kconnect validate FILE...`` and
-``kconnect test CONNECTOR.properties --records IN.jsonl [--expect OUT.jsonl]``.
+``kconnect test CONNECTOR.properties --records IN.jsonl [--expect OUT.jsonl]``, and the plugin
+author's start, ``kconnect plugin new NAME [--kind source|sink] [--dir DIR]`` (from kconnect-testkit).
 
 Bad input (a missing file, a bad key, an invalid connector config) ends with one line on stderr
 naming the file, the key and the reason, and a non-zero exit status; never a traceback.
@@ -63,13 +64,24 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("-o", "--output", choices=("text", "json"), default="text")
     validate.add_argument("files", nargs="+", metavar="FILE", help="connector .properties or .json files")
     add_test_parser(commands)
+    plugin = commands.add_parser("plugin", help="write a new plugin project (needs kconnect-testkit)")
+    plugin_commands = plugin.add_subparsers(dest="plugin_command", required=True, metavar="COMMAND")
+    new = plugin_commands.add_parser(
+        "new",
+        help="scaffold a pip-installable plugin with a connector, a task and tests",
+        description="Write <DIR>/<NAME>: pyproject.toml with the kconnect entry point, a source or sink "
+        "connector and task that move records, and tests on a real broker with kconnect-testkit's fixtures.",
+    )
+    new.add_argument("name", metavar="NAME", help="the plugin's name, e.g. acme-counter")
+    new.add_argument("--kind", choices=("source", "sink"), default="source", help="default: source")
+    new.add_argument("--dir", default=".", help="the folder to write the project into (default: here)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kconnect`` command; returns the process exit status."""
     args = _parser().parse_args(argv)
-    offline = args.command in ("validate", "test")
+    offline = args.command in ("validate", "test", "plugin")
     logging.basicConfig(
         level=(args.log_level or ("WARNING" if offline else "INFO")).upper(),
         format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)",
@@ -104,6 +116,8 @@ def _offline(args: argparse.Namespace) -> int:
     try:
         if args.command == "validate":
             return run_validate(args.files, args.worker, args.output, sys.stdout)
+        if args.command == "plugin":
+            return _plugin_new(args)
         return run_test(args, sys.stdout)
     except ConnectError as exc:
         print(f"kconnect {args.command}: {exc}", file=sys.stderr)
@@ -112,6 +126,20 @@ def _offline(args: argparse.Namespace) -> int:
         log.debug("Unexpected error", exc_info=True)
         print(f"kconnect {args.command}: unexpected error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILURE
+
+
+def _plugin_new(args: argparse.Namespace) -> int:
+    """``kconnect plugin new``: the scaffold lives in kconnect-testkit, which its tests need anyway."""
+    try:
+        from kconnect_testkit.scaffold import new_plugin
+    except ImportError:
+        print(
+            "kconnect plugin: needs the kconnect-testkit package (pip install kconnect-testkit)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    print(new_plugin(args.name, args.kind, args.dir))
+    return 0
 
 
 if __name__ == "__main__":
