@@ -159,3 +159,68 @@ def test_triage_trace_restart_bulk_pause_filter_offsets_and_delete_in_a_real_bro
     expect(page.locator("#empty")).to_be_visible()
     assert worker.get(f"/connectors/{copy}").status_code == 404
     page.close()
+
+
+def validate_errors(worker: WorkerProcess, plugin: str, config: dict[str, str]) -> dict[str, list[str]]:
+    """Each key's errors as the validate endpoint answers them."""
+    body = worker.request("PUT", f"/connector-plugins/{plugin}/config/validate", config).json()
+    return {
+        c["value"]["name"]: c["value"]["errors"]
+        for c in body["configs"]
+        if c["value"] and c["value"]["errors"]
+    }
+
+
+def test_the_form_built_from_the_config_definition_validates_as_the_user_types_creates_and_edits(
+    worker: WorkerProcess, browser: Browser, tmp_path: Path
+) -> None:
+    name = f"formed-{uuid.uuid4().hex[:6]}"
+    source = tmp_path / "formed.txt"
+    source.write_text(lines(0, 10), encoding="utf-8")
+    plugins = worker.get("/connector-plugins").json()
+    plugin = next(p["class"] for p in plugins if p["class"].endswith("FileStreamSourceConnector"))
+    missing_topic = validate_errors(
+        worker, plugin, {"connector.class": plugin, "name": name, "file": str(source)}
+    )
+    assert "topic" in missing_topic
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{worker.url.rstrip('/')}/dashboard")
+    page.get_by_role("button", name="New connector").click()
+    page.select_option("#form-plugin", value=plugin)
+    page.locator("#form-name").fill(name)
+    page.locator('#form-fields input[name="file"]').fill(str(source))
+    topic_errors = page.locator('#form-fields [data-key="topic"] .errors')
+    expect(topic_errors).to_have_text(
+        " ".join(missing_topic["topic"])
+    )  # the endpoint's own words, on its key
+    expect(page.locator('#form-fields [data-key="topic"] label')).to_have_class("required")
+    shot(page, "form-error")
+    page.locator('#form-fields input[name="topic"]').fill(f"{name}-t")
+    expect(topic_errors).to_have_text("")
+    expect(page.locator("#form-summary")).to_have_text("valid")
+    page.locator("#form-submit").click()
+    expect(page.locator("#message")).to_have_text(f"created {name}")
+    expect(page.locator(f'tr[data-connector="{name}"] .badge')).to_have_text("RUNNING", timeout=60_000)
+    assert worker.get(f"/connectors/{name}/config").json()["topic"] == f"{name}-t"
+
+    page.locator(f'tr[data-connector="{name}"] [data-action=edit]').click()
+    expect(page.locator("#form-title")).to_have_text(f"Edit {name}")
+    expect(page.locator('#form-fields input[name="file"]')).to_have_value(str(source))
+    batch = page.locator('#form-fields input[name="batch.size"]')
+    batch.fill("many")
+    bad_batch = validate_errors(
+        worker, plugin, {"connector.class": plugin, "name": name, "batch.size": "many"}
+    )
+    expect(page.locator('#form-fields [data-key="batch.size"] .errors')).to_have_text(
+        " ".join(bad_batch["batch.size"])
+    )
+    batch.fill("50")
+    expect(page.locator('#form-fields [data-key="batch.size"] .errors')).to_have_text("")
+    shot(page, "form-edit")
+    page.locator("#form-submit").click()
+    expect(page.locator("#message")).to_have_text(f"saved {name}")
+    worker.wait_for(
+        "the saved config", lambda: worker.get(f"/connectors/{name}/config").json().get("batch.size") == "50"
+    )
+    page.close()

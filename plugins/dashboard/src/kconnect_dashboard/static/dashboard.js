@@ -29,20 +29,24 @@ function badge(state) {
   return el("span", { class: `badge state-${state}` }, state);
 }
 
-async function call(method, path, query = {}) {
+async function call(method, path, query = {}, body = undefined) {
   const url = new URL(path, base);
   for (const [key, value] of Object.entries(query)) {
     for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(key, one);
   }
-  const response = await fetch(url, { method, credentials: "same-origin", headers: { Accept: "application/json" } });
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(url, {
+    method, credentials: "same-origin", headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
-  let body = null;
-  try { body = text ? JSON.parse(text) : null; } catch { body = text; }
+  let answer = null;
+  try { answer = text ? JSON.parse(text) : null; } catch { answer = text; }
   if (!response.ok) {
-    const message = body && body.message ? body.message : `${response.status} ${response.statusText}`;
+    const message = answer && answer.message ? answer.message : `${response.status} ${response.statusText}`;
     throw new Error(message);
   }
-  return body;
+  return answer;
 }
 
 function say(text, error = false) {
@@ -96,6 +100,7 @@ function actionButtons(name, state) {
   if (state === "PAUSED" || state === "STOPPED") buttons.push(act("Resume", "resume"));
   else buttons.push(act("Pause", "pause"));
   buttons.push(act("Restart", "restart"));
+  buttons.push(el("button", { "data-action": "edit", onclick: () => openForm(name) }, "Edit"));
   if (state !== "STOPPED") buttons.push(act("Stop", "stop"));
   const remove = act("Delete", "delete");
   remove.className = "danger";
@@ -238,6 +243,137 @@ async function header() {
   }
 }
 
+// --- the create / edit form, built from the plugin's config definition ------------------------------
+// Every change (debounced) asks `PUT /connector-plugins/{plugin}/config/validate` with the values
+// typed so far; each key shows its own errors, recommended values and visibility from the answer.
+
+const form = { editing: null, values: {}, timer: null, answer: null, asked: 0 };
+const VALIDATE_DELAY_MS = 300;
+const FORM_KEYS_NOT_SHOWN = new Set(["name", "connector.class"]);
+
+function formValues() {
+  const values = { ...form.values };
+  for (const [key, value] of Object.entries(values)) if (value === "") delete values[key];
+  values["connector.class"] = document.getElementById("form-plugin").value;
+  const name = document.getElementById("form-name").value.trim();
+  if (name) values.name = name;
+  return values;
+}
+
+async function openForm(name = null) {
+  const plugins = await call("GET", "connector-plugins", { connectorsOnly: "true" });
+  const select = document.getElementById("form-plugin");
+  select.replaceChildren(...plugins.map((plugin) => el("option", { value: plugin.class }, `${plugin.class} (${plugin.type})`)));
+  form.editing = name;
+  form.values = {};
+  const nameInput = document.getElementById("form-name");
+  nameInput.value = name || "";
+  nameInput.disabled = name !== null;
+  if (name !== null) {
+    const config = view.connectors[name].info.config;
+    select.value = config["connector.class"];
+    for (const [key, value] of Object.entries(config)) if (!FORM_KEYS_NOT_SHOWN.has(key)) form.values[key] = value;
+  }
+  select.disabled = name !== null;
+  document.getElementById("form-title").textContent = name === null ? "New connector" : `Edit ${name}`;
+  document.getElementById("form-submit").textContent = name === null ? "Create" : "Save";
+  document.getElementById("connector-form").hidden = false;
+  await validateNow();
+}
+
+function scheduleValidation() {
+  window.clearTimeout(form.timer);
+  form.timer = window.setTimeout(validateNow, VALIDATE_DELAY_MS);
+}
+
+async function validateNow() {
+  const values = formValues();
+  const asked = ++form.asked;
+  try {
+    const answer = await call("PUT", `connector-plugins/${encodeURIComponent(values["connector.class"])}/config/validate`, {}, values);
+    if (asked !== form.asked) return; // an older answer arriving late
+    form.answer = answer;
+    renderForm();
+  } catch (error) {
+    document.getElementById("form-summary").textContent = `validate: ${error.message}`;
+  }
+}
+
+function fieldInput(definition, value) {
+  const current = form.values[definition.name] ?? "";
+  const attributes = { name: definition.name, "aria-label": definition.name, placeholder: definition.default_value ?? "" };
+  let input;
+  if (definition.type === "BOOLEAN") {
+    input = el("select", attributes, el("option", { value: "" }, `default (${definition.default_value ?? "none"})`),
+      el("option", { value: "true" }, "true"), el("option", { value: "false" }, "false"));
+  } else if (definition.type === "PASSWORD") {
+    input = el("input", { ...attributes, type: "password", autocomplete: "off" });
+  } else {
+    const recommended = (value && value.recommended_values) || [];
+    const list = recommended.length ? `values-${definition.name}` : null;
+    input = el("input", list ? { ...attributes, list } : attributes);
+  }
+  input.value = current;
+  input.addEventListener("input", () => { form.values[definition.name] = input.value; scheduleValidation(); });
+  input.addEventListener("change", () => { form.values[definition.name] = input.value; scheduleValidation(); });
+  return input;
+}
+
+function renderForm() {
+  const answer = form.answer;
+  const fields = document.getElementById("form-fields");
+  const focused = document.activeElement && document.activeElement.name;
+  const byGroup = new Map([[null, []], ...answer.groups.map((group) => [group, []])]);
+  for (const info of answer.configs) {
+    const definition = info.definition;
+    if (!definition || FORM_KEYS_NOT_SHOWN.has(definition.name)) continue;
+    if (info.value && info.value.visible === false) continue;
+    const group = byGroup.has(definition.group) ? definition.group : null;
+    byGroup.get(group).push(info);
+  }
+  const sets = [];
+  for (const [group, infos] of byGroup) {
+    if (!infos.length) continue;
+    infos.sort((a, b) => a.definition.order - b.definition.order);
+    const rows = infos.map(({ definition, value }) => {
+      const label = el("label", { class: definition.required ? "required" : "" }, definition.display_name || definition.name);
+      const input = fieldInput(definition, value);
+      const recommended = input.tagName === "INPUT" && input.getAttribute("list");
+      const row = el("div", { class: "field", "data-key": definition.name }, label, input);
+      if (recommended) row.append(el("datalist", { id: recommended }, ...value.recommended_values.map((v) => el("option", { value: v ?? "" }))));
+      if (definition.documentation) row.append(el("span", { class: "doc" }, `${definition.documentation} (${definition.type}, ${definition.importance.toLowerCase()})`));
+      const errors = (value && value.errors) || [];
+      row.append(el("span", { class: "errors" }, errors.join(" ")));
+      return row;
+    });
+    sets.push(el("fieldset", {}, el("legend", {}, group ?? "Other"), ...rows));
+  }
+  fields.replaceChildren(...sets);
+  if (focused) {
+    const again = fields.querySelector(`[name="${CSS.escape(focused)}"]`);
+    if (again) { again.focus(); if (again.setSelectionRange && again.type !== "password") again.setSelectionRange(again.value.length, again.value.length); }
+  }
+  const nameErrors = answer.configs.filter((info) => info.value && info.value.name === "name").flatMap((info) => info.value.errors);
+  const summary = answer.error_count ? `${answer.error_count} error(s)` : "valid";
+  document.getElementById("form-summary").textContent = nameErrors.length ? `${summary}; name: ${nameErrors.join(" ")}` : summary;
+}
+
+async function submitForm(event) {
+  event.preventDefault();
+  const values = formValues();
+  const name = form.editing ?? values.name;
+  if (!name) { say("Give the connector a name", true); return; }
+  delete values.name;
+  try {
+    await call("PUT", `connectors/${encodeURIComponent(name)}/config`, {}, values);
+    say(`${form.editing === null ? "created" : "saved"} ${name}`);
+    document.getElementById("connector-form").hidden = true;
+  } catch (error) {
+    say(`${name}: ${error.message}`, true);
+  }
+  await refresh();
+}
+
 function start() {
   document.getElementById("search").addEventListener("input", render);
   document.getElementById("state-filter").addEventListener("change", render);
@@ -250,6 +386,11 @@ function start() {
   for (const button of document.querySelectorAll("[data-bulk]")) {
     button.addEventListener("click", () => run(button.dataset.bulk, [...view.selected]));
   }
+  document.getElementById("new-connector").addEventListener("click", () => openForm());
+  document.getElementById("form-plugin").addEventListener("change", () => { form.values = {}; validateNow(); });
+  document.getElementById("form-name").addEventListener("input", scheduleValidation);
+  document.getElementById("connector-form").addEventListener("submit", submitForm);
+  document.getElementById("form-cancel").addEventListener("click", () => { document.getElementById("connector-form").hidden = true; });
   header();
   refresh();
   window.setInterval(() => { refresh(); header(); }, REFRESH_MS);
