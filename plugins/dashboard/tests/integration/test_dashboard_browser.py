@@ -5,23 +5,29 @@ One worker with ``rest.extension.classes=Dashboard`` runs a FileStreamSource and
 first task run fails. In the browser: the counts show one FAILED task, the failing connector is
 listed first, its row opens on the task's real trace, "Restart" with only-failed restarts it (the
 task runs again: RUNNING), both are paused in bulk, filtering by name leaves one row, a stopped
-connector shows its offsets, and a delete through the page removes it. With
+connector shows its offsets and alters them, and a delete through the page removes it. With
 ``KCONNECT_DASHBOARD_SCREENSHOTS=<folder>`` each screen is saved there (docs/dashboard/ holds them).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from kconnect_basic_auth.credentials import add_user
+from kconnect_basic_auth.plugin import KAFKA_CLASS_NAME
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.integration.harness import lines
 from tests.plugin_package import install_connectors, plugin_env
+from tests.throwaway_ca import Certificate, CertificateAuthority, pem_stores
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration
@@ -39,17 +45,19 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SHOTS = os.environ.get("KCONNECT_DASHBOARD_SCREENSHOTS")
+#: The user of the basic-auth test.
+USER = ("operator", "dashboard-pw")
 
 
 @pytest.fixture(scope="module")
 def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[WorkerProcess]:
-    """A standalone worker serving the dashboard, with the test connectors installed."""
+    """A standalone worker serving the dashboard and /metrics, with the test connectors installed."""
     workdir = tmp_path_factory.mktemp("dashboard")
     props = {
         "bootstrap.servers": kafka_bootstrap,
         "offset.storage.file.filename": str(workdir / "connect.offsets"),
         "offset.flush.interval.ms": "300",
-        "rest.extension.classes": "Dashboard",
+        "rest.extension.classes": "Dashboard,PrometheusMetrics",
     }
     env = plugin_env(install_connectors(workdir / "plugins"))
     started = WorkerProcess(workdir, props, env=env).start()
@@ -118,7 +126,12 @@ def test_triage_trace_restart_bulk_pause_filter_offsets_and_delete_in_a_real_bro
     expect(rows.first).to_have_attribute("data-connector", flaky)  # failed first
     expect(page.locator("#task-counts [data-state=FAILED]")).to_have_text("1 FAILED")
     expect(page.locator("#worker")).to_contain_text("Kafka cluster")
+    expect(page.locator("#executor-summary")).to_contain_text("Executor spark: ")
     shot(page, "triage")
+
+    page.get_by_role("button", name=copy, exact=True).click()  # its task's records, from /metrics
+    expect(page.locator(f'tr[data-details="{copy}"] tr[data-task="0"] .task-records')).to_contain_text("100")
+    page.get_by_role("button", name=copy, exact=True).click()
 
     page.get_by_role("button", name=flaky, exact=True).click()
     trace = page.locator(f'tr[data-details="{flaky}"] tr[data-task="0"] pre.trace')
@@ -148,10 +161,15 @@ def test_triage_trace_restart_bulk_pause_filter_offsets_and_delete_in_a_real_bro
     page.locator(f'tr[data-connector="{copy}"] [data-action=stop]').click()
     expect(page.locator(f'tr[data-connector="{copy}"] .badge')).to_have_text("STOPPED", timeout=60_000)
     page.get_by_role("button", name=copy, exact=True).click()
-    offsets = page.locator(f'tr[data-details="{copy}"] pre.offsets')
-    expect(offsets).to_contain_text('"position"')
-    expect(offsets).to_contain_text(str(source))
+    offsets = page.locator(f'tr[data-details="{copy}"] textarea.offsets')
+    expect(offsets).to_have_value(re.compile('"position"'))
+    expect(offsets).to_have_value(re.compile(re.escape(str(source))))
     shot(page, "offsets")
+    rewound = [{"partition": {"filename": str(source)}, "offset": {"position": 0}}]
+    offsets.fill(json.dumps(rewound))
+    page.locator(f'tr[data-details="{copy}"] [data-action=alter-offsets]').click()
+    expect(page.locator("#message")).to_contain_text("have been altered successfully")
+    assert worker.get(f"/connectors/{copy}/offsets").json() == {"offsets": rewound}
 
     page.once("dialog", lambda dialog: dialog.accept())
     page.locator(f'tr[data-connector="{copy}"] [data-action=delete]').click()
@@ -224,3 +242,79 @@ def test_the_form_built_from_the_config_definition_validates_as_the_user_types_c
         "the saved config", lambda: worker.get(f"/connectors/{name}/config").json().get("batch.size") == "50"
     )
     page.close()
+
+
+#: How many connectors the large-cluster test shows: the issue's "500 connectors".
+MANY = 500
+
+
+def test_five_hundred_connectors_cost_one_request_a_refresh(worker: WorkerProcess, browser: Browser) -> None:
+    """500 connectors (created STOPPED: KIP-980's initial state, so nothing runs) are all listed, and
+    the page asks for them with one request a refresh, never one per connector."""
+    stem = f"many-{uuid.uuid4().hex[:4]}"
+    with httpx.Client(base_url=worker.url, timeout=30) as client:
+        for n in range(MANY):
+            config = {"connector.class": "FileStreamSource", "file": "/dev/null", "topic": f"{stem}-t"}
+            body = {"name": f"{stem}-{n:03}", "config": config, "initial_state": "STOPPED"}
+            assert client.post("/connectors", json=body).status_code == 201
+
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(f"{worker.url.rstrip('/')}/dashboard")
+    page.locator("#search").fill(stem)
+    rows = page.locator("#connectors tbody tr[data-connector]")
+    expect(rows).to_have_count(MANY, timeout=30_000)
+    expect(page.locator("#connector-counts [data-state=STOPPED]")).to_contain_text("STOPPED")
+    asked.clear()
+    page.wait_for_timeout(6_500)  # two refreshes (every 3 s)
+    listings = [url for url in asked if "/connectors?" in url]
+    assert 2 <= len(listings) <= 3, asked
+    assert all("expand=status" in url and "expand=info" in url for url in listings)
+    per_connector = [url for url in asked if f"/connectors/{stem}" in url]
+    assert per_connector == []
+    page.close()
+
+
+def test_behind_basic_auth_and_https_the_page_and_its_calls_need_the_credentials(
+    tmp_path_factory: pytest.TempPathFactory,
+    kafka_bootstrap: str,
+    browser: Browser,
+    ca: CertificateAuthority,
+    server_cert: Certificate,
+) -> None:
+    workdir = tmp_path_factory.mktemp("dashboard-secured")
+    credentials = workdir / "credentials"
+    add_user(credentials, *USER)
+    props = {
+        "bootstrap.servers": kafka_bootstrap,
+        "offset.storage.file.filename": str(workdir / "connect.offsets"),
+        "rest.extension.classes": f"{KAFKA_CLASS_NAME},Dashboard",
+        "rest.basic.auth.credentials.file": str(credentials),
+        **pem_stores(server_cert, ca, "listeners.https."),
+    }
+    secured = WorkerProcess(workdir, props, tls=ca.client_context()).start()
+    try:
+        assert secured.url.startswith("https://")
+        created = secured.request(
+            "PUT",
+            "/connectors/guarded/config",
+            {"connector.class": "FileStreamSource", "file": "/dev/null", "topic": "guarded-t"},
+            auth=USER,
+        )
+        assert created.status_code == 201, created.text
+        anonymous = browser.new_context(ignore_https_errors=True)
+        refused = anonymous.request.get(f"{secured.url}/dashboard")  # a page load would ask for a login
+        assert refused.status == 401
+        anonymous.close()
+        context = browser.new_context(
+            ignore_https_errors=True, http_credentials={"username": USER[0], "password": USER[1]}
+        )
+        page = context.new_page()
+        answered = page.goto(f"{secured.url}/dashboard")
+        assert answered is not None and answered.status == 200
+        expect(page.locator('#connectors tbody tr[data-connector="guarded"]')).to_have_count(1)
+        expect(page.locator("#health")).to_have_text("healthy", timeout=60_000)
+        context.close()
+    finally:
+        secured.stop()

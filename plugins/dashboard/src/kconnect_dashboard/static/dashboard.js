@@ -12,6 +12,8 @@ const view = {
   expanded: new Set(),
   selected: new Set(),
   offsets: {}, // name -> offsets body, for STOPPED connectors shown expanded
+  metrics: null, // "connector/task" -> {total, rate}, when the worker serves /metrics
+  lastTotals: null, // the previous scrape's totals and time, for rates
 };
 
 function el(tag, attributes = {}, ...children) {
@@ -114,24 +116,29 @@ function details(name, entry) {
   if (status.connector.trace) parts.push(el("h3", {}, "Connector trace"), el("pre", { class: "trace" }, status.connector.trace));
   const rows = status.tasks.map((task) => el("tr", { "data-task": task.id },
     el("td", {}, task.id), el("td", {}, badge(task.state)), el("td", {}, task.worker_id || ""),
+    el("td", { class: "task-records" }, taskRecords(name, task.id)),
     el("td", {}, task.trace ? el("pre", { class: "trace" }, task.trace) : ""),
     el("td", {}, el("button", { "data-action": "restart-task", onclick: () => restartTask(name, task.id) }, "Restart task"))));
   if (rows.length) {
     parts.push(el("h3", {}, "Tasks"), el("table", { class: "tasks" },
-      el("thead", {}, el("tr", {}, el("th", {}, "Id"), el("th", {}, "State"), el("th", {}, "Worker"), el("th", {}, "Trace"), el("th", {}, ""))),
+      el("thead", {}, el("tr", {}, el("th", {}, "Id"), el("th", {}, "State"), el("th", {}, "Worker"), el("th", {}, "Records"), el("th", {}, "Trace"), el("th", {}, ""))),
       el("tbody", {}, ...rows)));
   }
   if (status.connector.state === "STOPPED") {
     const offsets = view.offsets[name];
-    parts.push(el("h3", {}, "Offsets"),
-      el("pre", { class: "offsets" }, offsets ? JSON.stringify(offsets.offsets, null, 2) : "loading…"),
-      el("button", { "data-action": "reset-offsets", onclick: () => resetOffsets(name) }, "Reset offsets"));
+    const text = el("textarea", { class: "offsets", "aria-label": `offsets of ${name}` });
+    text.value = offsets ? JSON.stringify(offsets.offsets, null, 2) : "loading…";
+    if (view.offsetDrafts && view.offsetDrafts[name] !== undefined) text.value = view.offsetDrafts[name];
+    text.addEventListener("input", () => { view.offsetDrafts = { ...(view.offsetDrafts || {}), [name]: text.value }; });
+    parts.push(el("h3", {}, "Offsets"), text, el("p", {},
+      el("button", { "data-action": "alter-offsets", onclick: () => alterOffsets(name, text.value) }, "Alter offsets"), " ",
+      el("button", { "data-action": "reset-offsets", onclick: () => resetOffsets(name) }, "Reset offsets")));
     if (!offsets) loadOffsets(name);
   }
   const config = entry.info ? entry.info.config : {};
   parts.push(el("h3", {}, "Config"), el("pre", { class: "config" },
     Object.keys(config).sort().map((key) => `${key}=${config[key]}`).join("\n")));
-  return el("tr", { class: "details", "data-details": name }, el("td", { colspan: 7 }, ...parts));
+  return el("tr", { class: "details", "data-details": name }, el("td", { colspan: 8 }, ...parts));
 }
 
 function render() {
@@ -153,10 +160,19 @@ function render() {
     rows.push(el("tr", { "data-connector": name, class: failed(entry) ? "failed" : "" },
       el("td", {}, box), el("td", {}, toggle), el("td", {}, entry.status.type || ""),
       el("td", {}, badge(state)), el("td", {}, entry.status.connector.worker_id || ""),
-      el("td", { class: "task-summary" }, taskSummary(entry.status.tasks)), el("td", {}, actionButtons(name, state))));
+      el("td", { class: "task-summary" }, taskSummary(entry.status.tasks)),
+      el("td", { class: "rate" }, connectorRate(name, entry)), el("td", {}, actionButtons(name, state))));
     if (view.expanded.has(name)) rows.push(details(name, entry));
   }
+  // A refresh rebuilds the rows: keep the focus (and the caret) of a field being typed in.
+  const active = document.activeElement;
+  const focused = active && body.contains(active) ? active.getAttribute("aria-label") : null;
+  const caret = focused && "selectionStart" in active ? [active.selectionStart, active.selectionEnd] : null;
   body.replaceChildren(...rows);
+  if (focused) {
+    const again = body.querySelector(`[aria-label="${CSS.escape(focused)}"]`);
+    if (again) { again.focus(); if (caret) again.setSelectionRange(...caret); }
+  }
   document.getElementById("empty").hidden = entries.length > 0;
   updateSelected();
 }
@@ -202,6 +218,88 @@ async function loadOffsets(name) {
   render();
 }
 
+async function alterOffsets(name, text) {
+  let offsets;
+  try { offsets = JSON.parse(text); } catch (error) { say(`offsets of ${name}: not JSON: ${error.message}`, true); return; }
+  try {
+    const answer = await call("PATCH", `connectors/${encodeURIComponent(name)}/offsets`, {}, { offsets });
+    say(answer && answer.message ? answer.message : `offsets of ${name} altered`);
+    if (view.offsetDrafts) delete view.offsetDrafts[name];
+  } catch (error) { say(`alter offsets of ${name}: ${error.message}`, true); }
+  delete view.offsets[name];
+  await refresh();
+}
+
+// --- throughput, from the metrics extension's Prometheus text when the worker serves it ------------
+
+const COUNTERS = /^kafka_connect_(source_task_metrics_source_record_write|sink_task_metrics_sink_record_send)_total\{([^}]*)\} ([0-9.eE+-]+)$/;
+
+function labels(text) {
+  const found = {};
+  for (const match of text.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) found[match[1]] = match[2];
+  return found;
+}
+
+async function loadMetrics() {
+  let text;
+  try {
+    const response = await fetch(new URL("metrics", base), { credentials: "same-origin" });
+    if (!response.ok) { view.metrics = null; return; }
+    text = await response.text();
+  } catch { view.metrics = null; return; }
+  const now = Date.now();
+  const totals = {};
+  for (const line of text.split("\n")) {
+    const match = COUNTERS.exec(line);
+    if (!match) continue;
+    const { connector, task } = labels(match[2]);
+    totals[`${connector}/${task}`] = Number(match[3]);
+  }
+  const metrics = {};
+  for (const [key, total] of Object.entries(totals)) {
+    const before = view.lastTotals && view.lastTotals.totals[key];
+    const seconds = view.lastTotals ? (now - view.lastTotals.at) / 1000 : 0;
+    metrics[key] = { total, rate: before !== undefined && seconds > 0 ? Math.max(0, (total - before) / seconds) : null };
+  }
+  view.lastTotals = { at: now, totals };
+  view.metrics = metrics;
+}
+
+function taskRecords(name, id) {
+  const found = view.metrics && view.metrics[`${name}/${id}`];
+  if (!found) return view.metrics ? "" : "–";
+  return found.rate === null ? `${found.total}` : `${found.total} (${found.rate.toFixed(0)}/s)`;
+}
+
+function connectorRate(name, entry) {
+  if (!view.metrics) return "–";
+  let rate = null;
+  for (const task of entry.status.tasks) {
+    const found = view.metrics[`${name}/${task.id}`];
+    if (found && found.rate !== null) rate = (rate || 0) + found.rate;
+  }
+  return rate === null ? "" : rate.toFixed(0);
+}
+
+// --- the executor: where this worker's tasks run ---------------------------------------------------
+
+async function loadExecutor() {
+  try {
+    const placement = await call("GET", "executor");
+    const used = placement.slots === null ? `${placement.slots_used} slots used` : `${placement.slots_used} of ${placement.slots} slots used`;
+    document.getElementById("executor-summary").textContent =
+      `Executor ${placement.executor}: ${used}, ${placement.hosts.length} task hosts, ${placement.tasks_per_host} tasks per host` +
+      (placement.unplaced.length ? `, ${placement.unplaced.length} tasks waiting` : "");
+    document.getElementById("hosts").replaceChildren(
+      el("tr", {}, el("th", {}, "Host"), el("th", {}, "State"), el("th", {}, "Capacity"), el("th", {}, "Tasks")),
+      ...placement.hosts.map((host) => el("tr", {}, el("td", {}, host.id), el("td", {}, badge(host.state)),
+        el("td", {}, `${host.tasks.length} / ${host.capacity}${host.dedicated ? " (dedicated)" : ""}`),
+        el("td", {}, host.tasks.map((t) => `${t.connector}-${t.task}`).join(", ")))));
+  } catch (error) {
+    document.getElementById("executor-summary").textContent = `Executor: ${error.message}`;
+  }
+}
+
 async function resetOffsets(name) {
   try {
     const answer = await call("DELETE", `connectors/${encodeURIComponent(name)}/offsets`);
@@ -212,6 +310,7 @@ async function resetOffsets(name) {
 }
 
 async function refresh() {
+  await Promise.all([loadMetrics(), loadExecutor()]);
   try {
     const expanded = await call("GET", "connectors", { expand: ["status", "info"] });
     view.connectors = {};
