@@ -364,3 +364,9 @@ def with_connector_name(config: Mapping[str, str], name: str) -> dict[str, str]:
             f"Connector name configuration ({given}) doesn't match connector name in the URL ({name})"
         )
     return {**config, NAME_CONFIG: name}
+
+
+def connector_offsets_topic(config: Mapping[str, str] | None) -> str | None:
+    """A source connector's own ``offsets.storage.topic``, or None when it names none (blank counts
+    as none): the worker's offsets topic then holds its offsets."""
+    return ((config or {}).get(OFFSETS_TOPIC_CONFIG) or "").strip() or None

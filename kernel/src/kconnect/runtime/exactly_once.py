@@ -41,9 +41,9 @@ from enum import Enum
 from typing import Any
 
 from kconnect.config.connector_keys import (
-    OFFSETS_TOPIC_CONFIG,
     TRANSACTION_BOUNDARY_CONFIG,
     TRANSACTION_BOUNDARY_INTERVAL_CONFIG,
+    connector_offsets_topic,
 )
 from kconnect.config.worker_keys import ExactlyOnceSourceSupport
 from kconnect.executor import TaskSpec
@@ -93,7 +93,7 @@ class ExactlyOnceSource:
         if spec.kind != "source" or not group_id or not ExactlyOnceSourceSupport.from_props(worker).enabled:
             return None
         worker_topic = (worker.get("offset.storage.topic") or "").strip() or DEFAULT_OFFSETS_TOPIC
-        topic = (connector.get(OFFSETS_TOPIC_CONFIG) or "").strip() or worker_topic
+        topic = connector_offsets_topic(connector) or worker_topic
         boundary = TransactionBoundary((connector.get(TRANSACTION_BOUNDARY_CONFIG) or "poll").strip().lower())
         interval = (connector.get(TRANSACTION_BOUNDARY_INTERVAL_CONFIG) or "").strip()
         interval = interval or worker.get("offset.flush.interval.ms", "60000")

@@ -29,7 +29,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kconnect.config.connector_keys import OFFSETS_TOPIC_CONFIG
+from kconnect.config.connector_keys import OFFSETS_TOPIC_CONFIG, connector_offsets_topic
 from kconnect.kafka.clients import TransactionalProducerClient, create_producer
 from kconnect.storage.base import SourceOffset, SourcePartition, StoreError, partition_key
 from kconnect.storage.kafka_offsets import KafkaOffsetBackingStore
@@ -42,11 +42,6 @@ Offsets = Sequence[tuple[SourcePartition, SourceOffset | None]]
 ConfigOf = Callable[[str], Mapping[str, str] | None]
 #: How long a transactional offsets write may take in all (Kafka's REST request timeout, 90 s).
 TRANSACTION_TIMEOUT_S = 90.0
-
-
-def connector_offsets_topic(config: Mapping[str, str] | None) -> str | None:
-    """The connector's ``offsets.storage.topic``, or None when it names none (blank counts as none)."""
-    return ((config or {}).get(OFFSETS_TOPIC_CONFIG) or "").strip() or None
 
 
 class ConnectorOffsetStores:

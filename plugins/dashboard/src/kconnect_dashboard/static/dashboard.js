@@ -12,6 +12,7 @@ const view = {
   expanded: new Set(),
   selected: new Set(),
   offsets: {}, // name -> offsets body, for STOPPED connectors shown expanded
+  offsetDrafts: {}, // name -> offsets text being edited, kept across refreshes
   metrics: null, // "connector/task" -> {total, rate}, when the worker serves /metrics
   lastTotals: null, // the previous scrape's totals and time, for rates
 };
@@ -128,8 +129,8 @@ function details(name, entry) {
     const offsets = view.offsets[name];
     const text = el("textarea", { class: "offsets", "aria-label": `offsets of ${name}` });
     text.value = offsets ? JSON.stringify(offsets.offsets, null, 2) : "loading…";
-    if (view.offsetDrafts && view.offsetDrafts[name] !== undefined) text.value = view.offsetDrafts[name];
-    text.addEventListener("input", () => { view.offsetDrafts = { ...(view.offsetDrafts || {}), [name]: text.value }; });
+    if (view.offsetDrafts[name] !== undefined) text.value = view.offsetDrafts[name];
+    text.addEventListener("input", () => { view.offsetDrafts[name] = text.value; });
     parts.push(el("h3", {}, "Offsets"), text, el("p", {},
       el("button", { "data-action": "alter-offsets", onclick: () => alterOffsets(name, text.value) }, "Alter offsets"), " ",
       el("button", { "data-action": "reset-offsets", onclick: () => resetOffsets(name) }, "Reset offsets")));
@@ -224,7 +225,7 @@ async function alterOffsets(name, text) {
   try {
     const answer = await call("PATCH", `connectors/${encodeURIComponent(name)}/offsets`, {}, { offsets });
     say(answer && answer.message ? answer.message : `offsets of ${name} altered`);
-    if (view.offsetDrafts) delete view.offsetDrafts[name];
+    delete view.offsetDrafts[name];
   } catch (error) { say(`alter offsets of ${name}: ${error.message}`, true); }
   delete view.offsets[name];
   await refresh();
