@@ -220,7 +220,8 @@ def assert_unchanged(worker: WorkerProcess, config: dict[str, str]) -> None:
     assert worker.get("/connectors").json() == ["kept"]
     assert worker.get("/connectors/kept/config").json() == {**config, "name": "kept"}
     status = worker.status("kept")
-    assert [status["connector"]["state"], *(t["state"] for t in status["tasks"])] == ["RUNNING", "RUNNING"]
+    states = [status["connector"]["state"], *(t["state"] for t in status["tasks"])]
+    assert states == ["RUNNING", "RUNNING"], (status, worker.log_tail())
     assert worker.get("/connectors/kept/tasks").status_code == 200
     assert worker.get("/connectors/new").status_code == 404
 

@@ -151,6 +151,8 @@ def connection_kwargs(worker: Mapping[str, str]) -> dict[str, Any]:
 
 #: Kafka Connect's producers retry a retriable error without end (Worker.baseProducerConfigs).
 CONNECT_DELIVERY_TIMEOUT_MS = 2**31 - 1
+#: Nor do they give up waiting for a topic's metadata (``max.block.ms``, Worker.baseProducerConfigs).
+CONNECT_MAX_BLOCK_MS = 2**63 - 1
 #: The Java producer's default ``request.timeout.ms`` (aiokafka's own default is 40 s).
 JAVA_REQUEST_TIMEOUT_MS = 30_000
 
@@ -193,6 +195,8 @@ class DeliveryPolicy:
 
     delivery_timeout_ms: int = CONNECT_DELIVERY_TIMEOUT_MS
     retries: int = 2**31 - 1
+    max_block_ms: int = CONNECT_MAX_BLOCK_MS
+    """How long sending a record waits for its topic's metadata before the send fails."""
 
     @property
     def batch_ttl_s(self) -> float:
@@ -225,6 +229,7 @@ def delivery_policy(worker: Mapping[str, str], connector: Mapping[str, str]) -> 
     policy = DeliveryPolicy(
         delivery_timeout_ms=number("delivery.timeout.ms", CONNECT_DELIVERY_TIMEOUT_MS, 0),
         retries=number("retries", 2**31 - 1, 0),
+        max_block_ms=number("max.block.ms", CONNECT_MAX_BLOCK_MS, 0),
     )
     if policy.delivery_timeout_ms < linger + request_timeout:
         raise ValueError(

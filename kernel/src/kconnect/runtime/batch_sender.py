@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiokafka.errors import KafkaTimeoutError
+from aiokafka.errors import KafkaTimeoutError, UnknownTopicOrPartitionError
 from aiokafka.partitioner import DefaultPartitioner
 
 from kconnect.kafka.clients import DeliveryPolicy, ProducerClient, broker_unreachable
@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 
 #: Batches of one topic-partition handed to the producer and not yet answered, at most.
 UNANSWERED_PER_PARTITION = 2
+#: The longest one wait for a topic's metadata (aiokafka's own is ``request.timeout.ms``).
+MAX_METADATA_WAIT_S = 60.0
 #: How often a sender waiting for the broker logs that it still waits.
 WAIT_LOG_INTERVAL_S = 10.0
 
@@ -157,11 +159,35 @@ class BatchSender:
             return record.partition
         if record.key is None and record.topic in sticky:
             return sticky[record.topic]
-        partitions = sorted(await self._producer.partitions_for(record.topic))
+        partitions = await self._partitions(record.topic)
         if record.key is not None:
             return int(self._partitioner(record.key, partitions, partitions))
         sticky[record.topic] = random.choice(partitions)
         return sticky[record.topic]
+
+    async def _partitions(self, topic: str) -> list[int]:
+        """The topic's partitions, waiting for its metadata at most ``max.block.ms`` (without end by
+        default, as Connect's producers), then a `DeliveryError` with the Java producer's message."""
+        started = time.monotonic()
+        limit_s = self._policy.max_block_ms / 1000
+        while True:
+            remaining = limit_s - (time.monotonic() - started)
+            try:
+                # aiokafka waits request.timeout.ms by itself; the shared metadata request it waits
+                # for is shielded, so giving up on it early cancels nothing else.
+                wait = min(max(remaining, 0.001), MAX_METADATA_WAIT_S)
+                return sorted(await asyncio.wait_for(self._producer.partitions_for(topic), wait))
+            except (asyncio.TimeoutError, KafkaTimeoutError, UnknownTopicOrPartitionError):
+                if self._stopping():
+                    raise SendAbandoned() from None
+                waited = time.monotonic() - started
+                if waited >= limit_s:
+                    raise DeliveryError(
+                        f"Topic {topic} not present in metadata after {self._policy.max_block_ms} ms."
+                    ) from None
+                log.warning(
+                    "%s: no metadata of topic %s from Kafka for %.0f s yet", self._name, topic, waited
+                )
 
     async def _send_batch(self, batch: _Batch, topic: str, partition: int) -> None:
         if not batch.records or self.failed:
@@ -170,12 +196,15 @@ class BatchSender:
         await self._wait_for_room(slot)
         batch.builder.close()
         while True:
+            # aiokafka's send_batch waits for the topic's metadata only request.timeout.ms.
+            await self._partitions(topic)
             try:
                 future = await self._producer.send_batch(batch.builder, topic, partition=partition)
                 break
-            except KafkaTimeoutError:
-                # aiokafka's queue for the partition stayed full for request.timeout.ms: the batch
-                # was not taken, so offering it again loses and duplicates nothing.
+            except (KafkaTimeoutError, UnknownTopicOrPartitionError):
+                # aiokafka's queue for the partition stayed full for request.timeout.ms, or the
+                # topic's metadata was lost meanwhile: the batch was not taken, so offering it again
+                # loses and duplicates nothing.
                 if self._stopping():
                     raise SendAbandoned() from None
         batch.handed_at = time.monotonic()

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from aiokafka.errors import CommitFailedError, KafkaError
+from aiokafka.errors import CommitFailedError, KafkaError, UnknownTopicOrPartitionError
 from aiokafka.structs import RecordMetadata
 from aiokafka.structs import TopicPartition as KTP
 from kconnect import hookimpl
@@ -136,6 +136,8 @@ class FakeProducer:
 
     def __init__(self, partitions: int = 3, batch_capacity: int = 100, auto_ack: bool = True) -> None:
         self.partitions = partitions
+        self.metadata_misses = 0
+        """How many `partitions_for` calls fail as when the broker does not answer."""
         self.batch_capacity = batch_capacity
         self.auto_ack = auto_ack
         self.fail: set[tuple[str, int]] = set()
@@ -153,6 +155,10 @@ class FakeProducer:
         return FakeBatch(self.batch_capacity)
 
     async def partitions_for(self, topic: str) -> set[int]:
+        if self.metadata_misses:
+            # aiokafka's answer when the topic's metadata did not come within request.timeout.ms
+            self.metadata_misses -= 1
+            raise UnknownTopicOrPartitionError()
         return set(range(self.partitions))
 
     async def send_batch(self, batch: FakeBatch, topic: str, *, partition: int) -> asyncio.Future[Any]:

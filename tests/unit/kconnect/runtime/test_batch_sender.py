@@ -13,6 +13,7 @@ from kconnect.kafka.clients import DeliveryPolicy
 from kconnect.runtime.batch_sender import (
     UNANSWERED_PER_PARTITION,
     BatchSender,
+    DeliveryError,
     OutgoingRecord,
     SendAbandoned,
 )
@@ -133,3 +134,32 @@ async def test_a_batch_the_broker_never_answered_fails_saying_how_long_and_why()
     message = str(acks.errors[0])
     assert message.startswith("Kafka did not acknowledge 1 record for t-2 within delivery.timeout.ms=8000 ms")
     assert "the broker was unreachable" in message and "RequestTimedOutError" in message
+
+
+async def test_a_topic_without_metadata_yet_waits_as_connects_producer_and_then_sends() -> None:
+    """Connect's producers wait for a topic's metadata without end (``max.block.ms``): aiokafka's own
+    wait of request.timeout.ms ending does not fail the send."""
+    producer, acks = FakeProducer(partitions=2), Acks()
+    producer.metadata_misses = 3
+    await BatchSender(producer, acks.on_ack, acks.on_error).send([out("a"), out("b", partition=1)])
+    await producer.flush()
+    assert [a[0] for a in acks.acked] == ["a", "b"] and not acks.errors
+    assert producer.metadata_misses == 0
+
+
+async def test_a_topic_without_metadata_past_max_block_ms_fails_the_send_with_javas_message() -> None:
+    producer, acks = FakeProducer(partitions=2), Acks()
+    producer.metadata_misses = 10**6
+    sender = BatchSender(producer, acks.on_ack, acks.on_error, policy=DeliveryPolicy(max_block_ms=50))
+    with pytest.raises(DeliveryError, match=r"^Topic t not present in metadata after 50 ms\.$"):
+        await sender.send([out("a")])
+    assert not producer.sent and not acks.acked
+
+
+async def test_a_stopping_task_stops_waiting_for_metadata() -> None:
+    producer, acks = FakeProducer(partitions=2), Acks()
+    producer.metadata_misses = 1
+    sender = BatchSender(producer, acks.on_ack, acks.on_error, stopping=lambda: True)
+    with pytest.raises(SendAbandoned):
+        await sender.send([out("a", partition=0)])
+    assert not producer.sent
