@@ -81,6 +81,19 @@ def register_rest_extensions(registry: PluginRegistry) -> None:
     """
 
 
+@hookspec
+def register_worker_plugins(config: WorkerConfig, registry: PluginRegistry) -> None:
+    """Add plugins found from the worker's config with ``registry.add_found(plugin)``.
+
+    Called once by the worker after it has read its worker config and after every hook above
+    (``kconnect standalone`` and ``kconnect distributed``, before the herder starts), so classes
+    registered by the hooks above answer first to a name both provide. kconnect-java implements it:
+    the Java connectors, converters, header converters, transformations and predicates on the
+    worker's ``plugin.path`` (`kconnect.plugin_registry.FoundPlugin`). A plugin that finds nothing
+    for this config adds nothing.
+    """
+
+
 # --- the executor: the first plugin to answer wins ----------------------------------------------
 
 

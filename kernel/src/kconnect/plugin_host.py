@@ -138,6 +138,20 @@ class PluginHost:
         log.info("Loaded %d plugin classes from %d plugins", len(plugins), len(manager.get_plugins()))
         return cls(manager, plugins)
 
+    def add_worker_plugins(self, config: WorkerConfig) -> None:
+        """Add the plugins found from the worker's config (hook ``register_worker_plugins``).
+
+        Called once by the worker right after it read its config, before anything asks for a
+        plugin by name; they come after every registered class, so a class registered at load
+        answers first to a name both have.
+        """
+        registry = PluginRegistry("register_worker_plugins", lambda plugin: plugin.type)
+        self._manager.hook.register_worker_plugins(config=config, registry=registry)
+        if registry.plugins:
+            self._plugins.extend(registry.plugins)
+            self._accepted.clear()
+            log.info("Added %d plugin classes found from the worker config", len(registry.plugins))
+
     # --- queries ---------------------------------------------------------------------------------
 
     def plugins(self, *types: PluginType) -> list[PluginDesc]:

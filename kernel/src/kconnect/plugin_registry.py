@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 
 class PluginType(str, Enum):
@@ -42,6 +42,34 @@ class PluginDesc:
     def names(self) -> tuple[str, ...]:
         """Every name this plugin is found by: Java name, Python path, aliases."""
         return (self.class_name, self.python_path, *self.aliases)
+
+
+class FoundPlugin(Protocol):
+    """A plugin that is not a Python class but was found from the worker's config: a Java class on
+    ``plugin.path`` (kconnect-java). It names itself; `PluginRegistry.add_found` registers it.
+
+    The host treats it as it treats a registered class: ``config_def`` answers the plugin's keys,
+    and calling it (``plugin()``) makes an instance whose ``validate(config)`` the validator calls.
+    """
+
+    @property
+    def class_name(self) -> str:
+        """The class name Kafka shows (``org.apache.kafka.connect.file.FileStreamSinkConnector``)."""
+
+    @property
+    def type(self) -> PluginType:
+        """What kind of plugin it is."""
+
+    @property
+    def version(self) -> str:
+        """Its version, as Kafka reports it (``undefined`` when it has none)."""
+
+    @property
+    def location(self) -> str:
+        """Where it was found (Kafka's ``PluginDesc.location``: a jar or folder URL)."""
+
+    def refuse_to_run(self) -> Exception | None:
+        """The error a create or update naming this connector answers, or None when it can run."""
 
 
 def python_path_of(cls: Any) -> str:
@@ -101,5 +129,23 @@ class PluginRegistry:
                 aliases=names,
                 version=_version_of(cls),
                 distribution=self.locate(cls),
+            )
+        )
+
+    def add_found(self, plugin: FoundPlugin) -> None:
+        """Register a plugin found from the worker's config (`FoundPlugin`), found by its class name.
+
+        Several versions of one class may be added; the first added answers to the name, so a
+        plugin adds the newest version first (KIP-891's default).
+        """
+        self.plugins.append(
+            PluginDesc(
+                cls=plugin,
+                type=plugin.type,
+                class_name=plugin.class_name,
+                python_path=plugin.class_name,
+                aliases=(),
+                version=plugin.version,
+                distribution=plugin.location,
             )
         )

@@ -144,7 +144,10 @@ class WorkerConfig:
         check_client_config(props, source)
         log_worker_keys(props)
         if "plugin.path" in props:
-            log.info("plugin.path is ignored: kconnect finds plugins through pip-installed entry points")
+            log.info(
+                "plugin.path %s: its Java plugins are found by kconnect-java, when installed",
+                props["plugin.path"],
+            )
         host, port = _host_port(listeners[0])
         return cls(
             props=dict(props),

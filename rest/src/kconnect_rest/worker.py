@@ -114,6 +114,7 @@ class StandaloneWorker:
         """Load the plugins and read and check every file before anything starts."""
         host = PluginHost.load()
         config = read_worker_config(worker_file, host)
+        host.add_worker_plugins(config)
         if not config.offset_storage_file:
             raise ConfigFileError(
                 f"{worker_file}: offset.storage.file.filename: missing required key "
@@ -176,6 +177,7 @@ class DistributedWorker:
 
         host = PluginHost.load()
         config = read_worker_config(worker_file, host)
+        host.add_worker_plugins(config)
         config.group_config()
         for topic in (config.config_storage, config.offset_storage, config.status_storage):
             topic()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from kconnect import hookimpl, hookspecs
 from kconnect.errors import PluginError
 from kconnect.plugin_host import PluginHost, PluginRegistry, PluginType
+from kconnect.worker_config import WorkerConfig
 
 from tests.connectors import IdleSource
 
@@ -112,3 +114,44 @@ def test_every_hook_has_a_docs_heading() -> None:
     specs = [n for n, f in vars(hookspecs).items() if inspect.isfunction(f) and hasattr(f, "kconnect_spec")]
     for name in specs:
         assert f"\n## {name}\n" in docs, f"docs/plugins.md has no heading for hook {name}"
+
+
+@dataclass(frozen=True)
+class _FoundSink:
+    """A plugin found from the worker config (kconnect.plugin_registry.FoundPlugin)."""
+
+    class_name: str
+    version: str
+    location: str = "file:/plugins/found"
+    type: PluginType = PluginType.SINK
+
+    def refuse_to_run(self) -> Exception | None:
+        return PluginError(f"{self.class_name} cannot run")
+
+
+class _WorkerConfigPlugin:
+    @hookimpl
+    def register_worker_plugins(self, config: WorkerConfig, registry: PluginRegistry) -> None:
+        for version in config.props.get("found.versions", "").split(","):
+            registry.add_found(_FoundSink("com.example.FoundSinkConnector", version))
+        registry.add_found(_FoundSink("com.example.InlineSourceConnector", "9.9"))
+
+
+def test_worker_plugins_added_from_the_worker_config_after_registered_classes() -> None:
+    host = PluginHost.load(extra_plugins=[_InlinePlugin(), _WorkerConfigPlugin()], disabled=())
+    assert host.lookup("FoundSink", PluginType.SINK) is None
+    host.add_worker_plugins(WorkerConfig.from_props({"found.versions": "2.0,1.0"}))
+    found = host.connector("FoundSink")
+    assert (found.class_name, found.version, found.distribution) == (
+        "com.example.FoundSinkConnector",
+        "2.0",
+        "file:/plugins/found",
+    )
+    assert [
+        p.version for p in host.plugins(PluginType.SINK) if p.class_name.endswith("FoundSinkConnector")
+    ] == [
+        "2.0",
+        "1.0",
+    ]
+    # A class registered at load answers first to a name a found plugin shares.
+    assert host.connector("com.example.InlineSourceConnector").cls is InlineSource

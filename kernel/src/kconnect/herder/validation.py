@@ -230,6 +230,10 @@ class ConnectorValidator:
         message = invalid_config_message(infos, config.get(CONNECTOR_CLASS_CONFIG, ""))
         if message is not None:
             raise BadRequestError(message)
+        refuse = getattr(self.plugin(config).cls, "refuse_to_run", None)
+        refusal = refuse() if callable(refuse) else None
+        if refusal is not None:  # a plugin found from the worker config that cannot run (FoundPlugin)
+            raise refusal
 
     def plugins(self, connectors_only: bool) -> list[PluginDesc]:
         """Sinks, then sources, then (unless `connectors_only`) the other kinds; by class name in a kind.

@@ -1,0 +1,139 @@
+package dev.kconnect.java;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.components.Versioned;
+import org.apache.kafka.connect.connector.Connector;
+import org.apache.kafka.connect.runtime.AbstractHerder;
+import org.apache.kafka.connect.runtime.WorkerConfig;
+import org.apache.kafka.connect.runtime.isolation.LoaderSwap;
+import org.apache.kafka.connect.runtime.isolation.PluginDesc;
+import org.apache.kafka.connect.runtime.isolation.Plugins;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigKeyInfo;
+import org.apache.kafka.connect.storage.Converter;
+import org.apache.kafka.connect.storage.HeaderConverter;
+import org.apache.kafka.connect.transforms.Transformation;
+import org.apache.kafka.connect.transforms.predicates.Predicate;
+
+/**
+ * The one entry point kconnect's Python side calls through py4j: a JSON request in, a JSON answer out.
+ *
+ * <p>Plugin scanning and isolation are Kafka's own ({@link Plugins}: {@code plugin.path}, {@code
+ * plugin.discovery}, one {@code PluginClassLoader} per plugin, KIP-891 versions); this class only
+ * turns their answers into JSON. Requests: {@code {"op": "scan", "plugin.path": "...",
+ * "plugin.discovery": "..."}} answers {@code {"plugins": [...]}}, each plugin found on the plugin
+ * path with Kafka's {@code class}, {@code type}, {@code version}, {@code location} and its config
+ * keys as Kafka's REST API renders them. A failure answers {@code {"error": "...", "trace":
+ * "..."}}, never an exception across py4j.
+ */
+public final class PluginFacade implements Function<String, String> {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private Plugins plugins;
+
+  /** Creates a facade with no plugins scanned yet; Python creates one per JVM. */
+  public PluginFacade() {}
+
+  /** Answers one JSON request with a JSON answer (see the class comment). */
+  @Override
+  public String apply(String request) {
+    try {
+      JsonNode body = JSON.readTree(request);
+      String op = body.path("op").asText();
+      if (op.equals("scan")) {
+        return JSON.writeValueAsString(scan(body));
+      }
+      throw new IllegalArgumentException("Unknown operation " + op);
+    } catch (Throwable error) {
+      ObjectNode answer = JSON.createObjectNode();
+      answer.put("error", String.valueOf(error));
+      StringWriter trace = new StringWriter();
+      error.printStackTrace(new PrintWriter(trace));
+      answer.put("trace", trace.toString());
+      try {
+        return JSON.writeValueAsString(answer);
+      } catch (Exception unwritable) {
+        return "{\"error\": \"unwritable answer\"}";
+      }
+    }
+  }
+
+  private ObjectNode scan(JsonNode body) throws Exception {
+    Map<String, String> props = new HashMap<>();
+    props.put(WorkerConfig.PLUGIN_PATH_CONFIG, body.path(WorkerConfig.PLUGIN_PATH_CONFIG).asText(""));
+    String discovery = body.path(WorkerConfig.PLUGIN_DISCOVERY_CONFIG).asText("");
+    if (!discovery.isEmpty()) {
+      props.put(WorkerConfig.PLUGIN_DISCOVERY_CONFIG, discovery);
+    }
+    plugins = new Plugins(props);
+    ArrayNode found = JSON.createArrayNode();
+    List<PluginDesc<?>> all = new ArrayList<>();
+    all.addAll(plugins.sinkConnectors());
+    all.addAll(plugins.sourceConnectors());
+    all.addAll(plugins.converters());
+    all.addAll(plugins.headerConverters());
+    all.addAll(plugins.transformations());
+    all.addAll(plugins.predicates());
+    for (PluginDesc<?> desc : all) {
+      if (desc.location().equals("classpath")) {
+        continue; // kconnect's own plugins stand in for Kafka's built-in classes
+      }
+      ObjectNode entry = found.addObject();
+      entry.put("class", desc.className());
+      entry.put("type", desc.typeName());
+      entry.put("version", desc.version());
+      entry.put("location", desc.location());
+      ArrayNode keys = entry.putArray("config");
+      for (ConfigKeyInfo key : configKeys(desc)) {
+        keys.add(JSON.valueToTree(key));
+      }
+    }
+    ObjectNode answer = JSON.createObjectNode();
+    answer.set("plugins", found);
+    return answer;
+  }
+
+  /** The plugin's own config keys as Kafka's REST API renders them (AbstractHerder.convertConfigKey). */
+  private List<ConfigKeyInfo> configKeys(PluginDesc<?> desc) throws Exception {
+    List<ConfigKeyInfo> keys = new ArrayList<>();
+    try (LoaderSwap swap = plugins.withClassLoader(desc.loader())) {
+      Object plugin = desc.pluginClass().getDeclaredConstructor().newInstance();
+      ConfigDef def = configDef(plugin);
+      Collection<ConfigDef.ConfigKey> defined = def == null ? List.of() : def.configKeys().values();
+      for (ConfigDef.ConfigKey key : defined) {
+        keys.add(AbstractHerder.convertConfigKey(key));
+      }
+    }
+    return keys;
+  }
+
+  private static ConfigDef configDef(Object plugin) {
+    if (plugin instanceof Connector connector) {
+      return connector.config();
+    }
+    if (plugin instanceof Converter converter) {
+      return converter.config();
+    }
+    if (plugin instanceof HeaderConverter converter) {
+      return converter.config();
+    }
+    if (plugin instanceof Transformation<?> transformation) {
+      return transformation.config();
+    }
+    if (plugin instanceof Predicate<?> predicate) {
+      return predicate.config();
+    }
+    return plugin instanceof Versioned ? new ConfigDef() : null;
+  }
+}

@@ -1,0 +1,103 @@
+"""Builds kconnect's Java part (``plugins/java/jvm``, a Maven project) on demand, once per source hash.
+
+The facade jar and its runtime dependencies land in ``<cache>/java-facade-<hash>/``, where
+``<hash>`` covers the pom and every Java source, so an edit rebuilds and an unchanged tree never
+does. The cache is ``$KCONNECT_CACHE`` when set, else ``$XDG_CACHE_HOME/kconnect``
+(``~/.cache/kconnect``). Maven runs normally (it reaches Maven Central the first time); a lock
+makes concurrent workers build once. One log line says a build is under way and one that it ended.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+#: The Maven project, beside this package in the source tree (an editable install).
+JVM_PROJECT = Path(__file__).resolve().parents[2] / "jvm"
+FACADE_CLASS = "dev.kconnect.java.PluginFacade"
+_MARKER = "build.complete"
+
+
+class JavaBuildError(RuntimeError):
+    """Java or Maven is missing, or the Maven build failed; the message says what to install or read."""
+
+
+def cache_root() -> Path:
+    """The cache folder: ``$KCONNECT_CACHE``, else ``$XDG_CACHE_HOME/kconnect`` or ``~/.cache/kconnect``."""
+    root = os.environ.get("KCONNECT_CACHE")
+    if root:
+        return Path(root).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "kconnect"
+
+
+def source_hash(project: Path = JVM_PROJECT) -> str:
+    """A hash of the pom and every file under ``src/``: the key of a build in the cache."""
+    digest = hashlib.sha256()
+    files = [project / "pom.xml", *sorted(p for p in (project / "src").rglob("*") if p.is_file())]
+    for path in files:
+        digest.update(str(path.relative_to(project)).encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def tool(name: str) -> str:
+    """The path of `name` (``java`` or ``mvn``): ``$JAVA_HOME/bin`` for java, else PATH."""
+    java_home = os.environ.get("JAVA_HOME")
+    if name == "java" and java_home and (Path(java_home) / "bin" / "java").is_file():
+        return str(Path(java_home) / "bin" / "java")
+    found = shutil.which(name)
+    if found is None:
+        raise JavaBuildError(
+            f"{name!r} is not on PATH: Java plugins on plugin.path need Java 17 and Maven "
+            "(Debian: apt-get install openjdk-17-jdk-headless maven)"
+        )
+    return found
+
+
+def facade_classpath(project: Path = JVM_PROJECT) -> list[Path]:
+    """The facade jar and its runtime dependencies, built first when the cache has none for this source.
+
+    Steps: hash the sources; return the cached build when its marker is there; else, under a lock,
+    copy the project to ``<build>/project``, run ``mvn package dependency:copy-dependencies`` there,
+    move the jars into ``<build>/lib`` and write the marker last (an interrupted build is redone).
+    """
+    build = cache_root() / f"java-facade-{source_hash(project)}"
+    if not (build / _MARKER).is_file():
+        build.mkdir(parents=True, exist_ok=True)
+        with (build / ".lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (build / _MARKER).is_file():
+                _build(project, build)
+    lib = build / "lib"
+    return sorted(lib.glob("*.jar"))
+
+
+def _build(project: Path, build: Path) -> None:
+    copy, lib, mvn_log = build / "project", build / "lib", build / "mvn.log"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.rmtree(lib, ignore_errors=True)
+    shutil.copytree(project, copy, ignore=shutil.ignore_patterns("target"))
+    command = [
+        tool("mvn"), "-B", "-q", "-f", str(copy / "pom.xml"), "package", "dependency:copy-dependencies",
+        "-DincludeScope=runtime", f"-DoutputDirectory={lib}",
+    ]  # fmt: skip
+    log.info("Building kconnect's Java part with Maven into %s (the first time fetches Kafka's jars)", build)
+    started = time.monotonic()
+    with mvn_log.open("w", encoding="utf-8") as out:
+        result = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=copy, check=False)
+    if result.returncode != 0:
+        tail = "\n".join(mvn_log.read_text(encoding="utf-8", errors="replace").splitlines()[-20:])
+        raise JavaBuildError(f"mvn exited with {result.returncode} building {project}; see {mvn_log}\n{tail}")
+    shutil.copy2(copy / "target" / "kconnect-java-facade.jar", lib / "kconnect-java-facade.jar")
+    (build / _MARKER).write_text(f"{len(list(lib.glob('*.jar')))} jars\n", encoding="utf-8")
+    log.info("Built kconnect's Java part in %.1f s", time.monotonic() - started)

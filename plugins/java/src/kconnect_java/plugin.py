@@ -1,0 +1,36 @@
+"""kconnect-java's hook: the Java plugins on the worker's ``plugin.path``, registered beside Python ones."""
+
+from __future__ import annotations
+
+import logging
+
+from kconnect import hookimpl
+from kconnect.plugin_registry import PluginRegistry
+from kconnect.worker_config import WorkerConfig
+
+from kconnect_java.plugins import found_plugins
+
+log = logging.getLogger(__name__)
+
+PLUGIN_PATH = "plugin.path"
+PLUGIN_DISCOVERY = "plugin.discovery"
+
+
+@hookimpl
+def register_worker_plugins(config: WorkerConfig, registry: PluginRegistry) -> None:
+    """Scan ``plugin.path`` with Kafka's own scanner in a JVM and add every plugin found there.
+
+    Nothing happens (no JVM, no build) when the worker config has no ``plugin.path``.
+    """
+    plugin_path = config.props.get(PLUGIN_PATH, "").strip()
+    if not plugin_path:
+        return
+    from kconnect_java.jvm import shared_jvm
+
+    scan = shared_jvm().call(
+        {"op": "scan", PLUGIN_PATH: plugin_path, PLUGIN_DISCOVERY: config.props.get(PLUGIN_DISCOVERY, "")}
+    )
+    plugins = found_plugins(scan)
+    for plugin in plugins:
+        registry.add_found(plugin)
+    log.info("plugin.path %s: %d Java plugin classes found", plugin_path, len(plugins))

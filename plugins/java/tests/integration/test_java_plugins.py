@@ -1,0 +1,145 @@
+"""Java plugins on ``plugin.path`` are listed and described as Java Kafka Connect 4.3.1 lists them.
+
+One kconnect standalone worker (the Python FileStream plugin disabled, so only Kafka's Java
+classes answer to its names) and one Java ``ConnectStandalone`` 4.3.1 worker (without
+``connect-file`` on its classpath) share one ``plugin.path``: Kafka's ``connect-file-4.3.1.jar`` in
+one folder and ``connect-file-4.2.0.jar`` in another, both fetched from Maven Central with Maven.
+Both jars report the version of the Kafka they run on (4.3.1), so each class is one plugin.
+Compared exactly: the connect-file entries of ``GET /connector-plugins?connectorsOnly=false`` and
+``GET /connector-plugins/{plugin}/config``. A create naming a Java connector answers 400.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kconnect.config import sink_connector_config_def, source_connector_config_def
+
+from tests.harness import kafka_broker_script
+from tests.java_connect import JavaConnectWorker
+from tests.worker_process import WorkerProcess
+
+pytestmark = pytest.mark.integration
+
+VERSIONS = ("4.3.1", "4.2.0")
+FILE_PACKAGE = "org.apache.kafka.connect.file."
+
+
+def fetch_connect_file(version: str) -> Path:
+    """A folder holding only ``connect-file-<version>.jar``, fetched once with Maven into the cache."""
+    folder = kafka_broker_script.jars.cache_root() / "plugin-path" / f"connect-file-{version}"
+    jar = folder / f"connect-file-{version}.jar"
+    if not jar.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        artifact = f"-Dartifact=org.apache.kafka:connect-file:{version}"
+        mvn = shutil.which("mvn")
+        assert mvn is not None, "Maven is needed to fetch connect-file"
+        command = [mvn, "-B", "-q", "dependency:copy", artifact, f"-DoutputDirectory={folder}"]
+        subprocess.run(command, check=True, cwd=folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def plugin_path() -> str:
+    """Two plugin folders: ``connect-file`` 4.3.1 and 4.2.0."""
+    return ",".join(str(fetch_connect_file(version)) for version in VERSIONS)
+
+
+def _props(bootstrap: str, folder: Path, stem: str, plugin_path: str) -> dict[str, str]:
+    return {
+        "bootstrap.servers": bootstrap,
+        "offset.storage.file.filename": str(folder / f"{stem}.offsets"),
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "plugin.path": plugin_path,
+    }
+
+
+@pytest.fixture(scope="module")
+def workers(
+    tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str, plugin_path: str
+) -> Iterator[tuple[JavaConnectWorker, WorkerProcess]]:
+    """A Java 4.3.1 and a kconnect standalone worker with the same ``plugin.path``, both ready."""
+    folder = tmp_path_factory.mktemp("java-plugins")
+    java = JavaConnectWorker(folder, _props(kafka_bootstrap, folder, "java", plugin_path), standalone=True)
+    # Kafka's jars without connect-file: its classes must come from plugin.path alone.
+    where = java.command.index("-cp") + 1
+    libs = Path(java.command[where].removesuffix("/*"))
+    java.command[where] = ":".join(str(j) for j in sorted(libs.glob("*.jar")) if "connect-file" not in j.name)
+    ours = WorkerProcess(
+        folder,
+        {**_props(kafka_bootstrap, folder, "kconnect", plugin_path), "spark.master": "local[1]"},
+        env={"KCONNECT_DISABLE_PLUGINS": "file"},
+    )
+    java.start()
+    try:
+        ours.start(timeout=300)  # the first start builds the Java part with Maven
+        try:
+            java.wait_ready()
+            yield java, ours
+        finally:
+            ours.stop()
+    finally:
+        java.stop()
+
+
+def _get(worker: JavaConnectWorker | WorkerProcess, path: str) -> Any:
+    response = worker.request("GET", path)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_plugins_listed_as_java_lists_them(workers: tuple[JavaConnectWorker, WorkerProcess]) -> None:
+    java, ours = workers
+    for path in ("/connector-plugins", "/connector-plugins?connectorsOnly=false"):
+        theirs = [p for p in _get(java, path) if p["class"].startswith(FILE_PACKAGE)]
+        mine = [p for p in _get(ours, path) if p["class"].startswith(FILE_PACKAGE)]
+        # connect-file reports Kafka's own version (4.3.1) from both jars: one entry per class.
+        assert len(theirs) == 2, theirs
+        assert mine == theirs
+    # Python plugins are listed beside them.
+    classes = {p["class"] for p in _get(ours, "/connector-plugins?connectorsOnly=false")}
+    assert "org.apache.kafka.connect.json.JsonConverter" in classes
+
+
+def _documented_form(keys: list[dict[str, Any]], framework: set[str]) -> list[dict[str, Any]]:
+    """Kafka 4.3's config keys as kconnect writes them (docs/differences.md): ``order`` for
+    ``order_in_group``, and the framework keys' documentation in kconnect's own words (left out)."""
+    shown = []
+    for key in keys:
+        key = dict(key)
+        if "order_in_group" in key:
+            key["order"] = key.pop("order_in_group")
+        if key["name"] in framework:
+            key.pop("documentation")
+        shown.append(key)
+    return shown
+
+
+@pytest.mark.parametrize(
+    "plugin", ["FileStreamSinkConnector", "FileStreamSource", FILE_PACKAGE + "FileStreamSourceConnector"]
+)
+def test_plugin_config_as_java(workers: tuple[JavaConnectWorker, WorkerProcess], plugin: str) -> None:
+    java, ours = workers
+    path = f"/connector-plugins/{plugin}/config"
+    framework = {*sink_connector_config_def().config_keys, *source_connector_config_def().config_keys}
+    mine, theirs = _get(ours, path), _get(java, path)
+    own = [key for key in theirs if key["name"] not in framework]
+    assert own and [key["name"] for key in own] == [key["name"] for key in mine[: len(own)]]
+    assert _documented_form(mine, framework) == _documented_form(theirs, framework)
+    # The Java class's own keys, documentation included, are exactly Java's.
+    assert [key["documentation"] for key in mine[: len(own)]] == [key["documentation"] for key in own]
+
+
+def test_creating_a_java_connector_is_refused(workers: tuple[JavaConnectWorker, WorkerProcess]) -> None:
+    _, ours = workers
+    config = {"connector.class": "FileStreamSinkConnector", "topics": "t", "file": "/dev/null"}
+    response = ours.request("POST", "/connectors", {"name": "java-sink", "config": config})
+    assert response.status_code == 400, response.text
+    assert "Java connectors cannot run yet" in response.json()["message"]
+    assert ours.get("/connectors").json() == []

@@ -1,0 +1,89 @@
+"""Unit tests of the pure parts of kconnect-java: ConfigDef from Kafka's key JSON, version order."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+import pytest
+from kconnect.config import ConfigKeyInfo
+from kconnect.plugin_registry import PluginType
+from kconnect_java.plugins import config_def_of, found_plugins
+from kconnect_java.versions import version_key
+
+#: Keys as Java Kafka Connect 4.3.1's REST API renders FileStreamSourceConnector's ConfigDef.
+SOURCE_KEYS: list[dict[str, Any]] = [
+    {"name": "file", "type": "STRING", "required": False, "default_value": None, "importance": "HIGH",
+     "documentation": "Source filename.", "group": None, "order_in_group": -1, "width": "NONE",
+     "display_name": "file", "dependents": []},
+    {"name": "topic", "type": "STRING", "required": True, "default_value": None, "importance": "HIGH",
+     "documentation": "The topic to publish data to", "group": None, "order_in_group": -1, "width": "NONE",
+     "display_name": "topic", "dependents": []},
+    {"name": "batch.size", "type": "INT", "required": False, "default_value": "2000", "importance": "LOW",
+     "documentation": "Lines a poll reads.", "group": "Common", "order_in_group": 3, "width": "SHORT",
+     "display_name": "Batch size", "dependents": ["file"]},
+    {"name": "topics", "type": "LIST", "required": False, "default_value": "a,b", "importance": "MEDIUM",
+     "documentation": "Topics.", "group": None, "order_in_group": -1, "width": "LONG",
+     "display_name": "topics", "dependents": []},
+]  # fmt: skip
+
+
+def _rendered(info: ConfigKeyInfo) -> dict[str, Any]:
+    fields = asdict(info)
+    fields["dependents"] = list(fields["dependents"])
+    return fields
+
+
+def test_config_def_renders_back_as_the_keys_it_was_built_from() -> None:
+    definition = config_def_of(SOURCE_KEYS)
+    assert [_rendered(ConfigKeyInfo.from_key(key)) for key in definition.config_keys.values()] == SOURCE_KEYS
+
+
+def test_config_def_validates_required_and_typed_keys() -> None:
+    values = config_def_of(SOURCE_KEYS).validate({"batch.size": "many"})
+    assert values["topic"].errors and values["batch.size"].errors
+    assert not values["file"].errors
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("undefined", "0.1"),
+        ("1.0-rc1", "1.0"),
+        ("1.0-SNAPSHOT", "1.0"),
+        ("1.0", "1.0.1"),
+        ("4.2.0", "4.3.1"),
+        ("9.9", "10.0"),
+        ("3.6.0.Final", "3.6.1.Final"),
+    ],
+)
+def test_versions_ordered_as_maven_orders_them(older: str, newer: str) -> None:
+    assert version_key(older) < version_key(newer)
+
+
+@pytest.mark.parametrize(("one", "same"), [("1", "1.0"), ("1.0", "1.0.0"), ("3.6.1.Final", "3.6.1")])
+def test_equal_versions(one: str, same: str) -> None:
+    assert version_key(one) == version_key(same)
+
+
+def _entry(cls: str, version: str, location: str, kind: str = "sink") -> dict[str, Any]:
+    return {"class": cls, "type": kind, "version": version, "location": location, "config": []}
+
+
+def test_found_plugins_newest_first_one_per_class_type_and_version() -> None:
+    scan = {
+        "plugins": [
+            _entry("b.Sink", "1.9", "file:/p/old"),
+            _entry("b.Sink", "1.10", "file:/p/new"),
+            _entry("b.Sink", "1.10", "file:/p/copy"),
+            _entry("a.Convert", "undefined", "file:/p/c", "converter"),
+            _entry("a.Ignored", "1", "file:/p/x", "configprovider"),
+        ]
+    }
+    found = [(p.class_name, p.type, p.version, p.location) for p in found_plugins(scan)]
+    assert found == [
+        ("a.Convert", PluginType.CONVERTER, "undefined", "file:/p/c"),
+        ("a.Ignored", PluginType.CONFIG_PROVIDER, "1", "file:/p/x"),
+        ("b.Sink", PluginType.SINK, "1.10", "file:/p/new"),
+        ("b.Sink", PluginType.SINK, "1.9", "file:/p/old"),
+    ]
