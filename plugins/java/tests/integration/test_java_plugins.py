@@ -143,3 +143,16 @@ def test_creating_a_java_connector_is_refused(workers: tuple[JavaConnectWorker, 
     assert response.status_code == 400, response.text
     assert "Java connectors cannot run yet" in response.json()["message"]
     assert ours.get("/connectors").json() == []
+
+
+def test_validate_checks_the_java_config_def(workers: tuple[JavaConnectWorker, WorkerProcess]) -> None:
+    java, ours = workers
+    config = {"connector.class": "FileStreamSource", "name": "java-source", "batch.size": "many"}
+    answers = []
+    for worker in (java, ours):
+        response = worker.request("PUT", "/connector-plugins/FileStreamSource/config/validate", config)
+        assert response.status_code == 200, response.text
+        answers.append({c["value"]["name"]: c["value"]["errors"] for c in response.json()["configs"]})
+    theirs, mine = answers
+    for key in ("topic", "batch.size", "file"):
+        assert bool(mine[key]) == bool(theirs[key]), (key, mine[key], theirs[key])
