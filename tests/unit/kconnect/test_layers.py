@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "kconnect.executor",
             "kconnect.hookspecs",
             "kconnect.plugin_registry",
+            "kconnect.plugin_versions",
             "kconnect.worker_config",
             "kconnect.cluster",
         ),

@@ -46,6 +46,7 @@ from kconnect.herder.source_validation import source_key_errors
 from kconnect.herder.source_validation import with_errors as with_key_errors
 from kconnect.model import ConnectorType
 from kconnect.plugin_host import PluginDesc, PluginHost, PluginType
+from kconnect.plugin_versions import version_key
 from kconnect.worker_config import WorkerConfig, topic_creation_enabled
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,10 @@ def _java_map(config: Mapping[str, Any]) -> str:
 
 def _defined(version: str) -> str | None:
     return None if version in ("", "undefined") else version
+
+
+def _listing_order(plugin: PluginDesc) -> tuple[str, tuple[tuple[int, int, str], ...]]:
+    return plugin.class_name, version_key(plugin.version)
 
 
 def _installed(host: PluginHost, interface: str, kind: PluginType) -> InstalledPlugins:
@@ -238,7 +243,8 @@ class ConnectorValidator:
     def plugins(self, connectors_only: bool) -> list[PluginDesc]:
         """Sinks, then sources, then (unless `connectors_only`) the other kinds; by class name in a kind.
 
-        Kafka lists each kind sorted by class name; a name registered twice is listed twice.
+        Kafka lists each kind sorted by class name, then version (oldest first); a name registered
+        twice is listed twice.
         """
         kinds = [PluginType.SINK, PluginType.SOURCE]
         if not connectors_only:
@@ -248,7 +254,7 @@ class ConnectorValidator:
                 PluginType.CONVERTER,
                 PluginType.HEADER_CONVERTER,
             ]
-        return [p for kind in kinds for p in sorted(self._plugins.plugins(kind), key=lambda p: p.class_name)]
+        return [p for kind in kinds for p in sorted(self._plugins.plugins(kind), key=_listing_order)]
 
     def plugin_config(self, plugin_name: str) -> list[ConfigKeyInfo]:
         """The plugin's config keys, then the framework's connector keys (KIP-769); PluginError if unknown."""

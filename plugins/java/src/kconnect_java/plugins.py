@@ -16,8 +16,7 @@ from typing import Any
 from kconnect.config import NO_DEFAULT, ConfigDef, ConfigValue
 from kconnect.errors import BadRequestError
 from kconnect.plugin_registry import PluginType
-
-from kconnect_java.versions import version_key
+from kconnect.plugin_versions import version_key
 
 _TYPES = {t.value: t for t in PluginType}
 

@@ -21,13 +21,15 @@ import pytest
 from kconnect.config import sink_connector_config_def, source_connector_config_def
 
 from tests.harness import kafka_broker_script
-from tests.java_connect import JavaConnectWorker
+from tests.java_connect import JavaConnectWorker, compile_java
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration
 
 VERSIONS = ("4.3.1", "4.2.0")
+SINK_VERSIONS = ("2.0", "1.0")
 FILE_PACKAGE = "org.apache.kafka.connect.file."
+VERSIONED_SINK = "kconnect.test.VersionedSinkConnector"
 
 
 def fetch_connect_file(version: str) -> Path:
@@ -44,10 +46,27 @@ def fetch_connect_file(version: str) -> Path:
     return folder
 
 
+def build_versioned_sink(folder: Path, version: str) -> Path:
+    """A plugin folder holding ``java/VersionedSinkConnector.java`` built as `version`, in a jar."""
+    source = (Path(__file__).parent / "java" / "VersionedSinkConnector.java").read_text(encoding="utf-8")
+    build = folder / f"build-{version}"
+    (build / "src").mkdir(parents=True)
+    (build / "src" / "VersionedSinkConnector.java").write_text(source.replace("@VERSION@", version))
+    classes = compile_java(build / "classes", build / "src" / "VersionedSinkConnector.java")
+    plugin = folder / f"versioned-sink-{version}"
+    plugin.mkdir()
+    jar = plugin / f"versioned-sink-{version}.jar"
+    subprocess.run(["jar", "cf", str(jar), "-C", str(classes), "."], check=True)
+    return plugin
+
+
 @pytest.fixture(scope="module")
-def plugin_path() -> str:
-    """Two plugin folders: ``connect-file`` 4.3.1 and 4.2.0."""
-    return ",".join(str(fetch_connect_file(version)) for version in VERSIONS)
+def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Four plugin folders: ``connect-file`` 4.3.1 and 4.2.0, a test sink built as 1.0 and as 2.0."""
+    folder = tmp_path_factory.mktemp("plugin-path")
+    folders = [fetch_connect_file(version) for version in VERSIONS]
+    folders += [build_versioned_sink(folder, version) for version in SINK_VERSIONS]
+    return ",".join(map(str, folders))
 
 
 def _props(bootstrap: str, folder: Path, stem: str, plugin_path: str) -> dict[str, str]:
@@ -134,6 +153,21 @@ def test_plugin_config_as_java(workers: tuple[JavaConnectWorker, WorkerProcess],
     assert _documented_form(mine, framework) == _documented_form(theirs, framework)
     # The Java class's own keys, documentation included, are exactly Java's.
     assert [key["documentation"] for key in mine[: len(own)]] == [key["documentation"] for key in own]
+
+
+def test_two_versions_listed_and_the_newest_described(
+    workers: tuple[JavaConnectWorker, WorkerProcess],
+) -> None:
+    java, ours = workers
+    theirs = [p for p in _get(java, "/connector-plugins") if p["class"] == VERSIONED_SINK]
+    mine = [p for p in _get(ours, "/connector-plugins") if p["class"] == VERSIONED_SINK]
+    assert sorted(p["version"] for p in theirs) == ["1.0", "2.0"]
+    assert mine == theirs
+    framework = {*sink_connector_config_def().config_keys}
+    path = "/connector-plugins/VersionedSinkConnector/config"
+    mine_keys, theirs_keys = _get(ours, path), _get(java, path)
+    assert [k["name"] for k in mine_keys[:2]] == ["shared.key", "since.two"]  # 2.0's keys
+    assert _documented_form(mine_keys, framework) == _documented_form(theirs_keys, framework)
 
 
 def test_creating_a_java_connector_is_refused(workers: tuple[JavaConnectWorker, WorkerProcess]) -> None:

@@ -1,15 +1,13 @@
-"""Unit tests of the pure parts of kconnect-java: ConfigDef from Kafka's key JSON, version order."""
+"""Unit tests of the pure parts of kconnect-java: ConfigDef from Kafka's key JSON, the scan's plugins."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 from typing import Any
 
-import pytest
 from kconnect.config import ConfigKeyInfo
 from kconnect.plugin_registry import PluginType
 from kconnect_java.plugins import config_def_of, found_plugins
-from kconnect_java.versions import version_key
 
 #: Keys as Java Kafka Connect 4.3.1's REST API renders FileStreamSourceConnector's ConfigDef.
 SOURCE_KEYS: list[dict[str, Any]] = [
@@ -43,27 +41,6 @@ def test_config_def_validates_required_and_typed_keys() -> None:
     values = config_def_of(SOURCE_KEYS).validate({"batch.size": "many"})
     assert values["topic"].errors and values["batch.size"].errors
     assert not values["file"].errors
-
-
-@pytest.mark.parametrize(
-    ("older", "newer"),
-    [
-        ("undefined", "0.1"),
-        ("1.0-rc1", "1.0"),
-        ("1.0-SNAPSHOT", "1.0"),
-        ("1.0", "1.0.1"),
-        ("4.2.0", "4.3.1"),
-        ("9.9", "10.0"),
-        ("3.6.0.Final", "3.6.1.Final"),
-    ],
-)
-def test_versions_ordered_as_maven_orders_them(older: str, newer: str) -> None:
-    assert version_key(older) < version_key(newer)
-
-
-@pytest.mark.parametrize(("one", "same"), [("1", "1.0"), ("1.0", "1.0.0"), ("3.6.1.Final", "3.6.1")])
-def test_equal_versions(one: str, same: str) -> None:
-    assert version_key(one) == version_key(same)
 
 
 def _entry(cls: str, version: str, location: str, kind: str = "sink") -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Plugin versions ordered as Maven orders them, the order KIP-891 picks the newest by.
+"""Plugin versions ordered as Maven orders them: the order KIP-891 picks the newest by, and the order
+`/connector-plugins` lists the versions of one class in (oldest first, as Kafka's ``PluginDesc``).
 
 Kafka compares plugin versions with Maven's ``DefaultArtifactVersion``; `version_key` follows
 Maven's ``ComparableVersion`` for the versions plugins carry: numbers compare as numbers, a
