@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from kconnect_testkit.worker import wait_until
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
@@ -67,15 +68,8 @@ async def topic_records(bootstrap: str, topic: str) -> int:
 
 
 def wait(what: str, check: Any, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if check():
-                return
-        except (httpx.HTTPError, KeyError, ValueError):
-            pass
-        time.sleep(0.5)
-    raise RuntimeError(f"timed out waiting for {what}")
+    """Poll `check` until true (the testkit's wait); AssertionError naming `what` if it never is."""
+    wait_until(what, check, timeout)
 
 
 def run_engine(engine: str, broker: KafkaBroker, counts: list[int], work: Path) -> list[dict[str, Any]]:

@@ -13,7 +13,6 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -21,17 +20,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from kconnect_testkit.broker import free_port
 
 USER = "kconnect"
 PASSWORD = "s3cret-pw"
 INSTALL_HINT = "apt-get install -y postgresql mariadb-server (bash .ci/run does it)"
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _run_as(user: str | None, args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any
 
 from kconnect_ctl.cli import main
 from kconnect_ctl.contexts import CONFIG_ENV
+from kconnect_testkit.worker import wait_until
 
 
 @dataclass
@@ -68,12 +68,4 @@ class Ctl:
 
     def wait_for(self, what: str, check: Callable[[], bool], timeout: float = 90.0) -> None:
         """Poll `check` (commands of this `Ctl`, usually) until it holds; fail naming `what`."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                if check():
-                    return
-            except (KeyError, IndexError, AssertionError, ValueError):
-                pass
-            time.sleep(0.2)
-        raise AssertionError(f"timed out waiting for {what}")
+        wait_until(what, check, timeout, not_yet=(KeyError, IndexError, AssertionError, ValueError))
