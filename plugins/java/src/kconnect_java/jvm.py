@@ -20,6 +20,10 @@ from kconnect_java.build import FACADE_CLASS, facade_classpath, tool
 
 log = logging.getLogger(__name__)
 
+#: A small heap (the facade holds class loaders and config definitions, never records), and the quick
+#: compiler alone: scanning is one pass of reflection that C2 would only slow down on 2 cores.
+_JAVA_OPTIONS = ["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
+
 
 class FacadeError(RuntimeError):
     """The facade answered an error: its message, and the Java stack trace when there is one."""
@@ -41,7 +45,7 @@ class FacadeJvm:
         from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
 
         jars = classpath if classpath is not None else facade_classpath()
-        port = launch_gateway(die_on_exit=True, java_path=tool("java"), javaopts=["-Xss4m"])
+        port = launch_gateway(die_on_exit=True, java_path=tool("java"), javaopts=_JAVA_OPTIONS)
         self._gateway = JavaGateway(gateway_parameters=GatewayParameters(port=port, auto_convert=True))
         jvm: Any = self._gateway.jvm
         urls = self._gateway.new_array(jvm.java.net.URL, len(jars))

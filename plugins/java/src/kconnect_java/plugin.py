@@ -27,10 +27,11 @@ def register_worker_plugins(config: WorkerConfig, registry: PluginRegistry) -> N
         return
     from kconnect_java.jvm import shared_jvm
 
-    scan = shared_jvm().call(
+    jvm = shared_jvm()
+    scan = jvm.call(
         {"op": "scan", PLUGIN_PATH: plugin_path, PLUGIN_DISCOVERY: config.props.get(PLUGIN_DISCOVERY, "")}
     )
-    plugins = found_plugins(scan)
+    plugins = found_plugins(scan, jvm.call)
     for plugin in plugins:
         registry.add_found(plugin)
     log.info("plugin.path %s: %d Java plugin classes found", plugin_path, len(plugins))

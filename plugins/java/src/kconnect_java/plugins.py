@@ -9,16 +9,19 @@ plugin per class, type and version, as Kafka lists them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kconnect.config import NO_DEFAULT, ConfigDef, ConfigValue
+from kconnect.config import NO_DEFAULT, ConfigDef, ConfigException, ConfigType, ConfigValue, parse_type
 from kconnect.errors import BadRequestError
 from kconnect.plugin_registry import PluginType
 from kconnect.plugin_versions import version_key
 
 _TYPES = {t.value: t for t in PluginType}
+
+#: Sends one request to the facade and returns its answer (`kconnect_java.jvm.FacadeJvm.call`).
+FacadeCall = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def config_def_of(keys: Iterable[Mapping[str, Any]]) -> ConfigDef:
@@ -46,16 +49,61 @@ def config_def_of(keys: Iterable[Mapping[str, Any]]) -> ConfigDef:
 class JavaPluginInstance:
     """What calling a `JavaPlugin` makes: the validator asks it to ``validate`` a config.
 
-    Validation runs against the plugin's ConfigDef in kconnect (the Java ``validate()`` override of
-    a connector is not called yet: docs/java-connectors.md).
+    A connector's own ``validate(config)`` runs in Java, in its version's class loader, through the
+    facade (its ConfigDef's checks and whatever the connector adds); without a facade (unit tests)
+    the config is validated against the plugin's ConfigDef in kconnect.
     """
 
     def __init__(self, plugin: JavaPlugin) -> None:
         self.plugin = plugin
 
     def validate(self, config: Mapping[str, str]) -> Mapping[str, ConfigValue]:
-        """The plugin's keys validated by its ConfigDef, as `kconnect.connector.Connector.validate`."""
-        return self.plugin.config_def.validate(config)
+        """The connector's own ConfigValues for `config`, as its Java ``validate`` answers them."""
+        if self.plugin.facade is None:
+            return self.plugin.config_def.validate(config)
+        request = {
+            "op": "validate",
+            "class": self.plugin.class_name,
+            "version": self.plugin.version,
+            "config": {k: v for k, v in config.items() if v is not None},
+        }
+        answer = self.plugin.facade(request)
+        return {
+            value.name: value
+            for value in config_values_of(answer.get("values") or (), self.plugin.config_def)
+        }
+
+
+def config_values_of(values: Iterable[Mapping[str, Any]], definition: ConfigDef) -> list[ConfigValue]:
+    """Java ConfigValues, as the facade writes them (texts, as Kafka's REST API writes them), as
+    kconnect's: each text parsed back to its key's type (a LIST key's recommended values are items,
+    STRING), so kconnect renders the same text; a value of no key, or that does not parse, stays text.
+    """
+    result = []
+    for value in values:
+        name = str(value["name"])
+        key = definition.config_keys.get(name)
+        value_type = key.type if key is not None else None
+        item_type = ConfigType.STRING if value_type is ConfigType.LIST else value_type
+        result.append(
+            ConfigValue(
+                name,
+                _parsed(name, value.get("value"), value_type),
+                [_parsed(name, item, item_type) for item in value.get("recommended_values") or ()],
+                [str(error) for error in value.get("errors") or ()],
+                bool(value.get("visible", True)),
+            )
+        )
+    return result
+
+
+def _parsed(name: str, text: Any, config_type: ConfigType | None) -> object:
+    if text is None or config_type is None:
+        return text
+    try:
+        return parse_type(name, text, config_type)
+    except ConfigException:
+        return text
 
 
 @dataclass(frozen=True)
@@ -71,6 +119,7 @@ class JavaPlugin:
     version: str
     location: str
     config_def: ConfigDef = field(compare=False)
+    facade: FacadeCall | None = field(default=None, compare=False, repr=False)
 
     java = True
 
@@ -86,8 +135,10 @@ class JavaPlugin:
         )
 
 
-def found_plugins(scan: Mapping[str, Any]) -> list[JavaPlugin]:
-    """The facade's scan answer as `JavaPlugin`s: by class name, each class's versions newest first."""
+def found_plugins(scan: Mapping[str, Any], facade: FacadeCall | None = None) -> list[JavaPlugin]:
+    """The facade's scan answer as `JavaPlugin`s: by class name, each class's versions newest first.
+
+    `facade` is how their instances reach Java (`JavaPluginInstance.validate`)."""
     plugins = [
         JavaPlugin(
             class_name=str(entry["class"]),
@@ -95,6 +146,7 @@ def found_plugins(scan: Mapping[str, Any]) -> list[JavaPlugin]:
             version=str(entry.get("version") or "undefined"),
             location=str(entry.get("location") or ""),
             config_def=config_def_of(entry.get("config") or ()),
+            facade=facade,
         )
         for entry in scan.get("plugins", ())
         if str(entry.get("type")) in _TYPES

@@ -179,14 +179,36 @@ def test_creating_a_java_connector_is_refused(workers: tuple[JavaConnectWorker, 
     assert ours.get("/connectors").json() == []
 
 
-def test_validate_checks_the_java_config_def(workers: tuple[JavaConnectWorker, WorkerProcess]) -> None:
+def _validate(
+    worker: JavaConnectWorker | WorkerProcess, plugin: str, config: dict[str, str]
+) -> dict[str, Any]:
+    response = worker.request("PUT", f"/connector-plugins/{plugin}/config/validate", config)
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("plugin", "config"),
+    [
+        ("FileStreamSource", {"name": "java-source", "batch.size": "many"}),
+        ("FileStreamSinkConnector", {"name": "java-sink", "topics": "t", "file": "/tmp/x"}),
+        ("VersionedSinkConnector", {"name": "v", "topics": "t", "shared.key": "bad", "since.two": "x"}),
+        ("VersionedSinkConnector", {"name": "v", "topics": "t", "shared.key": "good"}),
+    ],
+)
+def test_validate_runs_the_java_connectors_validate(
+    workers: tuple[JavaConnectWorker, WorkerProcess], plugin: str, config: dict[str, str]
+) -> None:
     java, ours = workers
-    config = {"connector.class": "FileStreamSource", "name": "java-source", "batch.size": "many"}
-    answers = []
-    for worker in (java, ours):
-        response = worker.request("PUT", "/connector-plugins/FileStreamSource/config/validate", config)
-        assert response.status_code == 200, response.text
-        answers.append({c["value"]["name"]: c["value"]["errors"] for c in response.json()["configs"]})
-    theirs, mine = answers
-    for key in ("topic", "batch.size", "file"):
-        assert bool(mine[key]) == bool(theirs[key]), (key, mine[key], theirs[key])
+    config = {"connector.class": plugin, **config}
+    theirs, mine = (_validate(worker, plugin, config) for worker in (java, ours))
+    assert mine["error_count"] == theirs["error_count"]
+    own = {key["name"] for key in _get(java, f"/connector-plugins/{plugin}/config")} - {
+        *sink_connector_config_def().config_keys,
+        *source_connector_config_def().config_keys,
+    }
+    # The connector's own keys: values, recommended values, errors and visibility exactly as Java's.
+    mine_values = {c["value"]["name"]: c["value"] for c in mine["configs"] if c["value"]["name"] in own}
+    theirs_values = {c["value"]["name"]: c["value"] for c in theirs["configs"] if c["value"]["name"] in own}
+    assert mine_values == theirs_values
+    assert mine_values

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from kconnect.config import ConfigKeyInfo
+from kconnect.config import ConfigKeyInfo, ConfigValueInfo
 from kconnect.plugin_registry import PluginType
-from kconnect_java.plugins import config_def_of, found_plugins
+from kconnect_java.plugins import config_def_of, config_values_of, found_plugins
 
 #: Keys as Java Kafka Connect 4.3.1's REST API renders FileStreamSourceConnector's ConfigDef.
 SOURCE_KEYS: list[dict[str, Any]] = [
@@ -64,3 +64,34 @@ def test_found_plugins_newest_first_one_per_class_type_and_version() -> None:
         ("b.Sink", PluginType.SINK, "1.10", "file:/p/new"),
         ("b.Sink", PluginType.SINK, "1.9", "file:/p/old"),
     ]
+
+
+def test_java_config_values_render_back_as_java_wrote_them() -> None:
+    definition = config_def_of(SOURCE_KEYS)
+    java_values = [
+        {
+            "name": "batch.size",
+            "value": "2000",
+            "recommended_values": ["1", "10"],
+            "errors": [],
+            "visible": True,
+        },
+        {
+            "name": "topics",
+            "value": "a,b",
+            "recommended_values": ["a", "c"],
+            "errors": ["bad"],
+            "visible": False,
+        },
+        {"name": "not.a.key", "value": "7", "recommended_values": [], "errors": ["unknown"], "visible": True},
+        {"name": "file", "value": None, "recommended_values": [], "errors": [], "visible": True},
+    ]
+    values = config_values_of(java_values, definition)
+    assert [v.value for v in values] == [2000, ["a", "b"], "7", None]
+    rendered = [
+        ConfigValueInfo.from_value(
+            v, key.type if (key := definition.config_keys.get(v.name)) else None
+        ).to_json()
+        for v in values
+    ]
+    assert rendered == java_values

@@ -2,7 +2,9 @@ package kconnect.test;
 
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.sink.SinkConnector;
 
@@ -30,6 +32,18 @@ public class VersionedSinkConnector extends SinkConnector {
 
   @Override
   public void stop() {}
+
+  /** Its ConfigDef's checks, then one of its own: shared.key must not be "bad". */
+  @Override
+  public Config validate(Map<String, String> props) {
+    Config config = super.validate(props);
+    for (ConfigValue value : config.configValues()) {
+      if (value.name().equals("shared.key") && "bad".equals(props.get("shared.key"))) {
+        value.addErrorMessage("shared.key is bad in version " + VERSION);
+      }
+    }
+    return config;
+  }
 
   @Override
   public ConfigDef config() {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.components.Versioned;
 import org.apache.kafka.connect.connector.Connector;
 import org.apache.kafka.connect.runtime.AbstractHerder;
@@ -34,7 +35,10 @@ import org.apache.kafka.connect.transforms.predicates.Predicate;
  * turns their answers into JSON. Requests: {@code {"op": "scan", "plugin.path": "...",
  * "plugin.discovery": "..."}} answers {@code {"plugins": [...]}}, each plugin found on the plugin
  * path with Kafka's {@code class}, {@code type}, {@code version}, {@code location} and its config
- * keys as Kafka's REST API renders them. A failure answers {@code {"error": "...", "trace":
+ * keys as Kafka's REST API renders them. {@code {"op": "validate", "class": "...", "version": "...",
+ * "config": {...}}} runs that connector's own {@code validate(config)} (the version found by the
+ * scan; the newest when none is given) and answers {@code {"values": [...]}}: each {@code
+ * ConfigValue} with its value and recommended values as Kafka's REST API writes them. A failure answers {@code {"error": "...", "trace":
  * "..."}}, never an exception across py4j.
  */
 public final class PluginFacade implements Function<String, String> {
@@ -53,6 +57,9 @@ public final class PluginFacade implements Function<String, String> {
       String op = body.path("op").asText();
       if (op.equals("scan")) {
         return JSON.writeValueAsString(scan(body));
+      }
+      if (op.equals("validate")) {
+        return JSON.writeValueAsString(validate(body));
       }
       throw new IllegalArgumentException("Unknown operation " + op);
     } catch (Throwable error) {
@@ -102,6 +109,65 @@ public final class PluginFacade implements Function<String, String> {
     ObjectNode answer = JSON.createObjectNode();
     answer.set("plugins", found);
     return answer;
+  }
+
+  private ObjectNode validate(JsonNode body) throws Exception {
+    if (plugins == null) {
+      throw new IllegalStateException("validate before scan");
+    }
+    String className = body.path("class").asText();
+    String version = body.path("version").asText("");
+    PluginDesc<?> chosen = null;
+    for (PluginDesc<?> desc : plugins.connectors()) {
+      boolean named = desc.className().equals(className) && !desc.location().equals("classpath");
+      boolean wanted = version.isEmpty() || desc.version().equals(version);
+      if (named && wanted && (chosen == null || desc.compareTo(chosen) > 0)) {
+        chosen = desc;
+      }
+    }
+    if (chosen == null) {
+      throw new IllegalArgumentException("No connector " + className + " version " + version);
+    }
+    Map<String, String> config = new HashMap<>();
+    body.path("config").fields().forEachRemaining(e -> config.put(e.getKey(), e.getValue().asText()));
+    ArrayNode values = JSON.createArrayNode();
+    try (LoaderSwap swap = plugins.withClassLoader(chosen.loader())) {
+      Connector connector = (Connector) chosen.pluginClass().getDeclaredConstructor().newInstance();
+      ConfigDef def = connector.config();
+      Map<String, ConfigDef.ConfigKey> keys = def == null ? Map.of() : def.configKeys();
+      for (ConfigValue value : connector.validate(config).configValues()) {
+        ConfigDef.ConfigKey key = keys.get(value.name());
+        ObjectNode entry = values.addObject();
+        entry.put("name", value.name());
+        entry.put("value", asString(value.value(), key));
+        ArrayNode recommended = entry.putArray("recommended_values");
+        for (Object item : value.recommendedValues()) {
+          recommended.add(asItemString(item, key));
+        }
+        ArrayNode errors = entry.putArray("errors");
+        value.errorMessages().forEach(errors::add);
+        entry.put("visible", value.visible());
+      }
+    }
+    ObjectNode answer = JSON.createObjectNode();
+    answer.set("values", values);
+    return answer;
+  }
+
+  /** A value as Kafka's REST API writes it: ConfigDef.convertToString with the key's type. */
+  private static String asString(Object value, ConfigDef.ConfigKey key) {
+    if (value == null) {
+      return null;
+    }
+    return key == null ? String.valueOf(value) : ConfigDef.convertToString(value, key.type);
+  }
+
+  /** A recommended value as Kafka's REST API writes it: a LIST key's items as STRING. */
+  private static String asItemString(Object item, ConfigDef.ConfigKey key) {
+    if (item == null || key == null || key.type != ConfigDef.Type.LIST) {
+      return asString(item, key);
+    }
+    return ConfigDef.convertToString(item, ConfigDef.Type.STRING);
   }
 
   /** The plugin's own config keys as Kafka's REST API renders them (AbstractHerder.convertConfigKey). */
