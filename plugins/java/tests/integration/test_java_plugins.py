@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from kconnect.config import sink_connector_config_def, source_connector_config_def
+from kconnect_java.jvm import FacadeJvm
 
 from tests.harness import kafka_broker_script
 from tests.java_connect import JavaConnectWorker, compile_java
@@ -212,3 +213,31 @@ def test_validate_runs_the_java_connectors_validate(
     theirs_values = {c["value"]["name"]: c["value"] for c in theirs["configs"] if c["value"]["name"] in own}
     assert mine_values == theirs_values
     assert mine_values
+
+
+def test_plugin_discovery_has_kafkas_meaning(plugin_path: str) -> None:
+    """The test sink has no ServiceLoader manifest and connect-file has: ``service_load`` finds only it."""
+    jvm = FacadeJvm()
+    try:
+        for discovery, versioned_sink_found in (
+            ("only_scan", True),
+            ("hybrid_warn", True),
+            ("service_load", False),
+        ):
+            scan = jvm.call({"op": "scan", "plugin.path": plugin_path, "plugin.discovery": discovery})
+            classes = {plugin["class"] for plugin in scan["plugins"]}
+            assert FILE_PACKAGE + "FileStreamSinkConnector" in classes, discovery
+            assert (VERSIONED_SINK in classes) is versioned_sink_found, discovery
+    finally:
+        jvm.close()
+
+
+def test_hybrid_fail_stops_the_worker_naming_the_key(
+    tmp_path: Path, kafka_bootstrap: str, plugin_path: str
+) -> None:
+    props = {**_props(kafka_bootstrap, tmp_path, "fail", plugin_path), "plugin.discovery": "hybrid_fail"}
+    worker = WorkerProcess(tmp_path, props, env={"KCONNECT_DISABLE_PLUGINS": "file"})
+    with pytest.raises(RuntimeError, match="worker exited with 2") as failure:
+        worker.start(timeout=300)
+    assert "plugin.discovery: Java plugins could not be loaded" in str(failure.value)
+    assert "kconnect.test.VersionedSinkConnector" in str(failure.value)
