@@ -69,7 +69,7 @@ class FoundPlugin(Protocol):
         """Where it was found (Kafka's ``PluginDesc.location``: a jar or folder URL)."""
 
     def refuse_to_run(self) -> Exception | None:
-        """The error a create or update naming this connector answers, or None when it can run."""
+        """The error a create or update naming this plugin answers, or None when it can run."""
 
 
 def python_path_of(cls: Any) -> str:

@@ -31,7 +31,16 @@ from kconnect.config import (
     sink_connector_config_def,
     source_connector_config_def,
 )
-from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, NAME_CONFIG, WORKER_CONVERTER_DEFAULTS
+from kconnect.config.connector_keys import (
+    CONNECTOR_CLASS_CONFIG,
+    HEADER_CONVERTER_CLASS_CONFIG,
+    KEY_CONVERTER_CLASS_CONFIG,
+    NAME_CONFIG,
+    PREDICATES_CONFIG,
+    TRANSFORMS_CONFIG,
+    VALUE_CONVERTER_CLASS_CONFIG,
+    WORKER_CONVERTER_DEFAULTS,
+)
 from kconnect.config.extension_keys import extension_config_def
 from kconnect.config.override_policy import override_policy, validate_client_overrides
 from kconnect.config.plugin_keys import InstalledPlugins, PluginChoices, enrich, with_connector_version
@@ -223,7 +232,8 @@ class ConnectorValidator:
         )
 
     async def check(self, config: Mapping[str, str]) -> None:
-        """What create / update require: a valid config (BadRequestError with Kafka's multi-error text).
+        """What create / update require: a valid config (BadRequestError with Kafka's multi-error text)
+        naming no plugin that cannot run (a Java plugin, in this version: its own 400 first).
 
         The framework's ``name`` key carries Kafka's name rules (not empty, no control characters).
         """
@@ -231,14 +241,32 @@ class ConnectorValidator:
             infos = await self.validate(config)
         except PluginError as unknown:
             raise BadRequestError(str(unknown)) from unknown  # Kafka answers 400 on create / update
+        for plugin in self._named_plugins(config):
+            # A plugin found from the worker config (FoundPlugin, e.g. a Java class) that cannot run.
+            refuse = getattr(plugin.cls, "refuse_to_run", None)
+            refusal = refuse() if callable(refuse) else None
+            if refusal is not None:
+                raise refusal
         # The endpoint named in the message takes a plugin name: the connector class as given works.
         message = invalid_config_message(infos, config.get(CONNECTOR_CLASS_CONFIG, ""))
         if message is not None:
             raise BadRequestError(message)
-        refuse = getattr(self.plugin(config).cls, "refuse_to_run", None)
-        refusal = refuse() if callable(refuse) else None
-        if refusal is not None:  # a plugin found from the worker config that cannot run (FoundPlugin)
-            raise refusal
+
+    def _named_plugins(self, config: Mapping[str, str]) -> list[PluginDesc]:
+        """The installed plugins `config` names: its connector, converters, transformations, predicates."""
+        named: list[tuple[str, tuple[PluginType, ...]]] = [
+            (config.get(CONNECTOR_CLASS_CONFIG, ""), (PluginType.SOURCE, PluginType.SINK)),
+            (config.get(KEY_CONVERTER_CLASS_CONFIG, ""), (PluginType.CONVERTER,)),
+            (config.get(VALUE_CONVERTER_CLASS_CONFIG, ""), (PluginType.CONVERTER,)),
+            (config.get(HEADER_CONVERTER_CLASS_CONFIG, ""), (PluginType.HEADER_CONVERTER,)),
+        ]
+        for key, value in config.items():
+            if key.endswith(".type") and key.startswith(f"{TRANSFORMS_CONFIG}."):
+                named.append((value, (PluginType.TRANSFORMATION,)))
+            elif key.endswith(".type") and key.startswith(f"{PREDICATES_CONFIG}."):
+                named.append((value, (PluginType.PREDICATE,)))
+        found = (self._plugins.lookup((name or "").strip(), *kinds) for name, kinds in named)
+        return [plugin for plugin in found if plugin is not None]
 
     def plugins(self, connectors_only: bool) -> list[PluginDesc]:
         """Sinks, then sources, then (unless `connectors_only`) the other kinds; by class name in a kind.

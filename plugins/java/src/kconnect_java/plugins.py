@@ -20,6 +20,18 @@ from kconnect.plugin_versions import version_key
 
 _TYPES = {t.value: t for t in PluginType}
 
+#: What a Java plugin is called in the 400 that refuses to run it.
+_KINDS = {
+    PluginType.SOURCE: "connector",
+    PluginType.SINK: "connector",
+    PluginType.CONVERTER: "converter",
+    PluginType.HEADER_CONVERTER: "header converter",
+    PluginType.TRANSFORMATION: "transformation",
+    PluginType.PREDICATE: "predicate",
+    PluginType.CONFIG_PROVIDER: "config provider",
+    PluginType.REST_EXTENSION: "REST extension",
+}
+
 #: Sends one request to the facade and returns its answer (`kconnect_java.jvm.FacadeJvm.call`).
 FacadeCall = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -111,7 +123,8 @@ class JavaPlugin:
     """One Java plugin class (one version of it) found on ``plugin.path``: a registry entry.
 
     Satisfies `kconnect.plugin_registry.FoundPlugin`. It does not run in this version: a connector
-    config naming a Java connector is refused on create (`refuse_to_run`).
+    config naming it (connector, converter, transformation, predicate) is refused on create
+    (`refuse_to_run`).
     """
 
     class_name: str
@@ -128,10 +141,11 @@ class JavaPlugin:
         return JavaPluginInstance(self)
 
     def refuse_to_run(self) -> BadRequestError:
-        """The 400 a create or update naming this connector answers: it cannot run yet."""
+        """The 400 a create or update naming this plugin answers: Java plugins cannot run yet."""
+        kind = _KINDS[self.type]
         return BadRequestError(
-            f"Connector {self.class_name} (version {self.version}, from {self.location}) is a Java "
-            "connector: Java connectors cannot run yet in this version of kconnect"
+            f"{self.class_name} (version {self.version}, from {self.location}) is a Java {kind}: "
+            f"Java {kind}s cannot run yet in this version of kconnect"
         )
 
 

@@ -31,6 +31,7 @@ VERSIONS = ("4.3.1", "4.2.0")
 SINK_VERSIONS = ("2.0", "1.0")
 FILE_PACKAGE = "org.apache.kafka.connect.file."
 VERSIONED_SINK = "kconnect.test.VersionedSinkConnector"
+JAVA_PACKAGES = (FILE_PACKAGE, "kconnect.test.")
 
 
 def fetch_connect_file(version: str) -> Path:
@@ -48,12 +49,16 @@ def fetch_connect_file(version: str) -> Path:
 
 
 def build_versioned_sink(folder: Path, version: str) -> Path:
-    """A plugin folder holding ``java/VersionedSinkConnector.java`` built as `version`, in a jar."""
-    source = (Path(__file__).parent / "java" / "VersionedSinkConnector.java").read_text(encoding="utf-8")
+    """A plugin folder holding the test classes of ``java/`` (a sink, a transformation) built as
+    `version`, in one jar."""
     build = folder / f"build-{version}"
     (build / "src").mkdir(parents=True)
-    (build / "src" / "VersionedSinkConnector.java").write_text(source.replace("@VERSION@", version))
-    classes = compile_java(build / "classes", build / "src" / "VersionedSinkConnector.java")
+    sources = []
+    for source in sorted((Path(__file__).parent / "java").glob("*.java")):
+        copy = build / "src" / source.name
+        copy.write_text(source.read_text(encoding="utf-8").replace("@VERSION@", version), encoding="utf-8")
+        sources.append(copy)
+    classes = compile_java(build / "classes", *sources)
     plugin = folder / f"versioned-sink-{version}"
     plugin.mkdir()
     jar = plugin / f"versioned-sink-{version}.jar"
@@ -116,11 +121,12 @@ def _get(worker: JavaConnectWorker | WorkerProcess, path: str) -> Any:
 
 def test_plugins_listed_as_java_lists_them(workers: tuple[JavaConnectWorker, WorkerProcess]) -> None:
     java, ours = workers
-    for path in ("/connector-plugins", "/connector-plugins?connectorsOnly=false"):
-        theirs = [p for p in _get(java, path) if p["class"].startswith(FILE_PACKAGE)]
-        mine = [p for p in _get(ours, path) if p["class"].startswith(FILE_PACKAGE)]
-        # connect-file reports Kafka's own version (4.3.1) from both jars: one entry per class.
-        assert len(theirs) == 2, theirs
+    for path, count in (("/connector-plugins", 4), ("/connector-plugins?connectorsOnly=false", 6)):
+        theirs = [p for p in _get(java, path) if p["class"].startswith(JAVA_PACKAGES)]
+        mine = [p for p in _get(ours, path) if p["class"].startswith(JAVA_PACKAGES)]
+        # connect-file reports Kafka's own version (4.3.1) from both jars: one entry per class;
+        # the test sink and transformation one per version.
+        assert len(theirs) == count, theirs
         assert mine == theirs
     # Python plugins are listed beside them.
     classes = {p["class"] for p in _get(ours, "/connector-plugins?connectorsOnly=false")}
@@ -171,12 +177,29 @@ def test_two_versions_listed_and_the_newest_described(
     assert _documented_form(mine_keys, framework) == _documented_form(theirs_keys, framework)
 
 
-def test_creating_a_java_connector_is_refused(workers: tuple[JavaConnectWorker, WorkerProcess]) -> None:
+@pytest.mark.parametrize(
+    ("config", "refused"),
+    [
+        ({"connector.class": "FileStreamSinkConnector", "topics": "t", "file": "/dev/null"}, "connector"),
+        ({"connector.class": "FileStreamSink"}, "connector"),  # refused before its config is checked
+        (
+            {
+                "connector.class": "JdbcSinkConnector",
+                "topics": "t",
+                "transforms": "noop",
+                "transforms.noop.type": "kconnect.test.NoopTransformation",
+            },
+            "transformation",
+        ),
+    ],
+)
+def test_creating_with_a_java_plugin_is_refused(
+    workers: tuple[JavaConnectWorker, WorkerProcess], config: dict[str, str], refused: str
+) -> None:
     _, ours = workers
-    config = {"connector.class": "FileStreamSinkConnector", "topics": "t", "file": "/dev/null"}
-    response = ours.request("POST", "/connectors", {"name": "java-sink", "config": config})
+    response = ours.request("POST", "/connectors", {"name": "with-java", "config": config})
     assert response.status_code == 400, response.text
-    assert "Java connectors cannot run yet" in response.json()["message"]
+    assert f"Java {refused}s cannot run yet in this version of kconnect" in response.json()["message"]
     assert ours.get("/connectors").json() == []
 
 
