@@ -31,8 +31,11 @@ The eager protocol (v0) uses Kafka's EagerAssignor: everything round-robin over 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from itertools import chain
+from operator import attrgetter
 from typing import TypeVar
 
 from kconnect.distributed.protocol import (
@@ -123,7 +126,7 @@ def assign(
     running = {m: (s.assignment.assigned if s.assignment else EMPTY) for m, s in sorted(members.items())}
     urls = {m: s.url for m, s in members.items()}
     added, revoked, owners, next_state = _cooperative(
-        running, urls, configured.work(), state, last_completed_generation, generation, now_ms, max_delay_ms
+        running, urls, configured, state, last_completed_generation, generation, now_ms, max_delay_ms
     )
     assignments = {
         m: Assignment(
@@ -166,60 +169,135 @@ def _assign_eager(
     return RoundResult(assignments, owners, replace(state, previous_members=frozenset(order)))
 
 
+TaskKey = tuple[str, int]
+"""A task as ``(connector, task)``: hashed and ordered in C, as ConnectorTaskId's own order."""
+
+_task_key: Callable[[ConnectorTaskId], TaskKey] = attrgetter("connector", "task")
+
+
+def _task_ids(keys: Iterable[TaskKey]) -> tuple[ConnectorTaskId, ...]:
+    return tuple(ConnectorTaskId(connector, task) for connector, task in keys)
+
+
+@dataclass(frozen=True)
+class _Keys:
+    """A set of connectors and tasks by key, for membership tests that do not hash ConnectorTaskIds."""
+
+    connectors: frozenset[str] | set[str]
+    tasks: frozenset[TaskKey] | set[TaskKey]
+
+    @classmethod
+    def of(cls, work: ConnectorsAndTasks) -> _Keys:
+        return cls(frozenset(work.connectors), frozenset(map(_task_key, work.tasks)))
+
+    def __bool__(self) -> bool:
+        return bool(self.connectors or self.tasks)
+
+    def within(self, work: ConnectorsAndTasks) -> ConnectorsAndTasks:
+        """What of `work` is in this set, in `work`'s order."""
+        if not self:
+            return EMPTY
+        keep_c, keep_t = self.connectors, self.tasks
+        return ConnectorsAndTasks(
+            tuple(c for c in work.connectors if c in keep_c),
+            tuple(t for t in work.tasks if _task_key(t) in keep_t),
+        )
+
+    def outside(self, work: ConnectorsAndTasks) -> ConnectorsAndTasks:
+        """What of `work` is not in this set, in `work`'s order."""
+        if not self:
+            return work
+        gone_c, gone_t = self.connectors, self.tasks
+        return ConnectorsAndTasks(
+            tuple(c for c in work.connectors if c not in gone_c),
+            tuple(t for t in work.tasks if _task_key(t) not in gone_t),
+        )
+
+    def sorted(self) -> ConnectorsAndTasks:
+        """This set as ConnectorsAndTasks, sorted."""
+        return ConnectorsAndTasks(tuple(sorted(self.connectors)), _task_ids(sorted(self.tasks)))
+
+
 class _Load:
-    """One worker's work while a round is computed (Kafka's WorkerLoad); mutable, local to a round."""
+    """One worker's work while a round is computed (Kafka's WorkerLoad); mutable, local to a round.
 
-    def __init__(self, worker: str, url: str, work: ConnectorsAndTasks) -> None:
+    The lists start with what the worker runs and keeps; what the round gives it is appended, so
+    what it is told to start is the tail past `kept_connectors` / `kept_tasks`.
+    """
+
+    def __init__(self, worker: str, url: str, kept: ConnectorsAndTasks) -> None:
         self.worker, self.url = worker, url
-        self.connectors = list(work.connectors)
-        self.tasks = list(work.tasks)
+        self.connectors = list(kept.connectors)
+        self.tasks = list(kept.tasks)
+        self.kept_connectors, self.kept_tasks = len(self.connectors), len(self.tasks)
 
-    def remove(self, work: ConnectorsAndTasks) -> None:
-        gone_c, gone_t = set(work.connectors), set(work.tasks)
-        self.connectors = [c for c in self.connectors if c not in gone_c]
-        self.tasks = [t for t in self.tasks if t not in gone_t]
+    def add(self, work: ConnectorsAndTasks) -> None:
+        self.connectors.extend(work.connectors)
+        self.tasks.extend(work.tasks)
+
+    def drop_first(self, connectors: int, tasks: int) -> None:
+        """Stop the first items (those revoked for balance, which `_excess` takes from the front)."""
+        del self.connectors[:connectors]
+        del self.tasks[:tasks]
+        self.kept_connectors = max(0, self.kept_connectors - connectors)
+        self.kept_tasks = max(0, self.kept_tasks - tasks)
 
     def work(self) -> ConnectorsAndTasks:
         return ConnectorsAndTasks(tuple(self.connectors), tuple(self.tasks))
+
+    def added(self) -> ConnectorsAndTasks:
+        return ConnectorsAndTasks(
+            tuple(self.connectors[self.kept_connectors :]), tuple(self.tasks[self.kept_tasks :])
+        )
 
     def is_empty(self) -> bool:
         return not self.connectors and not self.tasks
 
 
+def _concat(works: Iterable[ConnectorsAndTasks]) -> ConnectorsAndTasks:
+    """Works known to be disjoint, one after the other."""
+    works = list(works)
+    return ConnectorsAndTasks(
+        tuple(chain.from_iterable(w.connectors for w in works)),
+        tuple(chain.from_iterable(w.tasks for w in works)),
+    )
+
+
 def _union(works: Iterable[ConnectorsAndTasks]) -> ConnectorsAndTasks:
-    result = EMPTY
+    """Works one after the other, each item once where first seen (a fold of `plus`, in one pass)."""
+    connectors: dict[str, None] = {}
+    tasks: dict[TaskKey, ConnectorTaskId] = {}
     for work in works:
-        result = result.plus(work)
-    return result
+        connectors.update(dict.fromkeys(work.connectors))
+        for task in work.tasks:
+            tasks.setdefault(_task_key(task), task)
+    return ConnectorsAndTasks(tuple(connectors), tuple(tasks.values()))
 
 
-def _sorted_diff(base: ConnectorsAndTasks, *minus: ConnectorsAndTasks) -> ConnectorsAndTasks:
-    connectors, tasks = set(base.connectors), set(base.tasks)
-    for other in minus:
-        connectors -= set(other.connectors)
-        tasks -= set(other.tasks)
-    return ConnectorsAndTasks(tuple(sorted(connectors)), tuple(sorted(tasks)))
+@dataclass(frozen=True)
+class _Running:
+    """What the members run, by key: everything, and what runs on more than one of them."""
+
+    active: _Keys
+    duplicated: _Keys
+
+    @classmethod
+    def of(cls, running: Mapping[str, ConnectorsAndTasks]) -> _Running:
+        connectors = list(chain.from_iterable(w.connectors for w in running.values()))
+        tasks = list(map(_task_key, chain.from_iterable(w.tasks for w in running.values())))
+        active = _Keys(set(connectors), set(tasks))
+        return cls(active, _Keys(_repeated(connectors, active.connectors), _repeated(tasks, active.tasks)))
 
 
-def _within(work: ConnectorsAndTasks, keep: ConnectorsAndTasks) -> ConnectorsAndTasks:
-    keep_c, keep_t = set(keep.connectors), set(keep.tasks)
-    return ConnectorsAndTasks(
-        tuple(c for c in work.connectors if c in keep_c), tuple(t for t in work.tasks if t in keep_t)
-    )
-
-
-def _duplicated(running: Mapping[str, ConnectorsAndTasks]) -> ConnectorsAndTasks:
-    seen_c: dict[str, int] = {}
-    seen_t: dict[ConnectorTaskId, int] = {}
-    for work in running.values():
-        for c in work.connectors:
-            seen_c[c] = seen_c.get(c, 0) + 1
-        for t in work.tasks:
-            seen_t[t] = seen_t.get(t, 0) + 1
-    return ConnectorsAndTasks(
-        tuple(sorted(c for c, n in seen_c.items() if n > 1)),
-        tuple(sorted(t for t, n in seen_t.items() if n > 1)),
-    )
+def _repeated(items: list[T], distinct: AbstractSet[T]) -> set[T]:
+    """The items that occur more than once; `distinct`, their set, tells by its size whether to look."""
+    if len(distinct) == len(items):
+        return set()
+    seen: set[T] = set()
+    repeated: set[T] = set()
+    for item in items:
+        (repeated if item in seen else seen).add(item)
+    return repeated
 
 
 def _backoff_ms(attempts: int, max_delay_ms: int) -> int:
@@ -230,10 +308,39 @@ def _backoff_ms(attempts: int, max_delay_ms: int) -> int:
     return int(min(40 ** min(attempts, exp_max), max_delay_ms))
 
 
+@dataclass(frozen=True)
+class _Changes:
+    """What changed since the previous round, each sorted: deleted, lost (its worker left), created."""
+
+    deleted: _Keys
+    lost: ConnectorsAndTasks
+    created: ConnectorsAndTasks
+
+    @classmethod
+    def of(cls, previous: _Keys, active: _Keys, configured: ConfiguredWork) -> _Changes:
+        counts = configured.task_counts
+        names = sorted(counts)
+        keys = [(c, i) for c in names for i in range(counts[c])]
+        configured_t = set(keys)
+        deleted = _Keys(previous.connectors - counts.keys(), previous.tasks - configured_t)
+        lost = _Keys(
+            previous.connectors - active.connectors - deleted.connectors,
+            previous.tasks - active.tasks - deleted.tasks,
+        )
+        created_c = counts.keys() - previous.connectors - active.connectors
+        created_t = configured_t - previous.tasks - active.tasks
+        # The configured keys are in sorted order already: filter them rather than sort the new ones.
+        created = ConnectorsAndTasks(
+            tuple(c for c in names if c in created_c) if created_c else (),
+            _task_ids(k for k in keys if k in created_t) if created_t else (),
+        )
+        return cls(deleted, lost.sorted(), created)
+
+
 def _cooperative(
     running: Mapping[str, ConnectorsAndTasks],
     urls: Mapping[str, str],
-    configured: ConnectorsAndTasks,
+    configured: ConfiguredWork,
     state: AssignorState,
     last_completed_generation: int,
     generation: int,
@@ -242,28 +349,39 @@ def _cooperative(
 ) -> tuple[
     dict[str, ConnectorsAndTasks], dict[str, ConnectorsAndTasks], dict[str, ConnectorsAndTasks], AssignorState
 ]:
-    """Kafka's performTaskAssignment: (added per member, revoked per member, owners after, next state)."""
-    previous = state.previous_assignment if state.previous_generation == last_completed_generation else EMPTY
-    active = _union(running.values())
-    revocation = state.previous_revocation
-    if set(revocation.connectors) & set(active.connectors) or set(revocation.tasks) & set(active.tasks):
-        previous = active  # a revocation did not take effect; start again from what runs
-    deleted = _sorted_diff(previous, configured)
-    lost = _sorted_diff(previous, active, deleted)
-    created = _sorted_diff(configured, previous, active)
-    current = {m: work.minus(deleted) for m, work in running.items()}
-    duplicated = _duplicated(running)
-    to_revoke = {m: _within(work, deleted).plus(_within(work, duplicated)) for m, work in running.items()}
-    loads = [_Load(m, urls[m], work) for m, work in running.items()]
-    for load in loads:
-        load.remove(to_revoke[load.worker])
+    """Kafka's performTaskAssignment: (added per member, revoked per member, owners after, next state).
 
-    lost = _give_back(lost, loads, state)
+    Every step is a pass over the work or a set operation, so a round takes time linear in the
+    connectors and tasks (issue 24); ConnectorTaskIds are compared by key, never hashed.
+    """
+    now_running = _Running.of(running)
+    active, duplicated = now_running.active, now_running.duplicated
+    if state.previous_generation == last_completed_generation:
+        previous = _Keys.of(state.previous_assignment)
+    else:
+        previous = _Keys(frozenset(), frozenset())
+    revocation = state.previous_revocation
+    if not active.connectors.isdisjoint(revocation.connectors) or not active.tasks.isdisjoint(
+        map(_task_key, revocation.tasks)
+    ):
+        previous = active  # a revocation did not take effect; start again from what runs
+    changes = _Changes.of(previous, active, configured)
+    deleted = changes.deleted
+    duplicated_only = _Keys(duplicated.connectors - deleted.connectors, duplicated.tasks - deleted.tasks)
+    stopping = _Keys(deleted.connectors | duplicated.connectors, deleted.tasks | duplicated.tasks)
+    to_revoke = {
+        m: _concat((deleted.within(work), duplicated_only.within(work))) for m, work in running.items()
+    }
+    loads = [_Load(m, urls[m], stopping.outside(work)) for m, work in running.items()]
+
+    lost = _give_back(changes.lost, loads, state)
     lost_state = _LostWork(state, now_ms, max_delay_ms)
     reassign = lost_state.handle(lost, loads)
     s = lost_state.state
     if s.delay_ms == 0:
-        balancing = _balancing_revocations(configured, loads)
+        total_connectors = len(configured.task_counts)
+        total_tasks = sum(configured.task_counts.values())
+        balancing = _balancing_revocations(total_connectors, total_tasks, loads)
         if s.revoked_in_previous and balancing:
             attempts = s.successive_revoking_rebalances + 1
             delay = _backoff_ms(attempts, max_delay_ms)
@@ -280,23 +398,28 @@ def _cooperative(
     else:
         s = replace(s, revoked_in_previous=False)
 
-    to_assign = created.plus(reassign)
+    to_assign = _concat((changes.created, reassign))
     _assign_round_robin(loads, to_assign.connectors, lambda load: load.connectors)
     _assign_round_robin(loads, to_assign.tasks, lambda load: load.tasks)
 
     owners = {load.worker: load.work() for load in loads}
-    added = {m: owners[m].minus(current[m]) for m in running}
+    added = {load.worker: load.added() for load in loads}
     revoked = {m: work for m, work in to_revoke.items() if not work.is_empty()}
     all_revoked = _union(revoked.values())
+    # Owners are disjoint and hold nothing revoked; lost work still held is remembered after them.
+    placed = _Keys(
+        set(chain.from_iterable(w.connectors for w in added.values())),
+        set(map(_task_key, chain.from_iterable(w.tasks for w in added.values()))),
+    )
     next_state = replace(
         s,
-        previous_assignment=_union(owners.values()).minus(all_revoked).plus(lost),
+        previous_assignment=_concat((*owners.values(), placed.outside(lost))),
         previous_revocation=all_revoked,
         previous_generation=generation,
         previous_members=frozenset(running),
         previous_urls=_urls_after(state, {urls[m]: work for m, work in owners.items()}, lost),
     )
-    return added, revoked, owners, next_state
+    return {m: added[m] for m in running}, revoked, owners, next_state
 
 
 def _revoke(
@@ -304,8 +427,9 @@ def _revoke(
 ) -> None:
     for load in loads:
         if load.worker in more:
-            to_revoke[load.worker] = to_revoke[load.worker].plus(more[load.worker])
-            load.remove(more[load.worker])
+            taken = more[load.worker]
+            to_revoke[load.worker] = _concat((to_revoke[load.worker], taken))
+            load.drop_first(len(taken.connectors), len(taken.tasks))
 
 
 class _LostWork:
@@ -362,10 +486,9 @@ def _give_back(lost: ConnectorsAndTasks, loads: list[_Load], state: AssignorStat
         url = load.url
         if load.worker in state.previous_members or url not in state.previous_urls:
             continue
-        own = _within(state.previous_urls[url], lost)
-        load.connectors.extend(own.connectors)
-        load.tasks.extend(own.tasks)
-        lost = lost.minus(own)
+        own = _Keys.of(lost).within(state.previous_urls[url])
+        load.add(own)
+        lost = _Keys.of(own).outside(lost)
     return lost
 
 
@@ -373,21 +496,23 @@ def _urls_after(
     state: AssignorState, present: Mapping[str, ConnectorsAndTasks], lost: ConnectorsAndTasks
 ) -> dict[str, ConnectorsAndTasks]:
     """What each URL holds after this round; a departed worker's URL keeps its work while that is held."""
-    departed = {url: _within(work, lost) for url, work in state.previous_urls.items() if url not in present}
+    held = _Keys.of(lost)
+    departed = {url: held.within(work) for url, work in state.previous_urls.items() if url not in present}
     return {**{url: work for url, work in departed.items() if not work.is_empty()}, **present}
 
 
-def _balancing_revocations(
-    configured: ConnectorsAndTasks, loads: list[_Load]
-) -> dict[str, ConnectorsAndTasks]:
-    """Kafka's performLoadBalancingRevocations: what to take from workers holding more than their share."""
-    if all(load.is_empty() for load in loads) or configured.is_empty():
+def _balancing_revocations(connectors: int, tasks: int, loads: list[_Load]) -> dict[str, ConnectorsAndTasks]:
+    """Kafka's performLoadBalancingRevocations: what to take from workers holding more than their share.
+
+    `connectors` and `tasks` are how many are configured.
+    """
+    if all(load.is_empty() for load in loads) or (connectors == 0 and tasks == 0):
         return {}
-    connectors = _excess(len(configured.connectors), [(load.worker, load.connectors) for load in loads])
-    tasks = _excess(len(configured.tasks), [(load.worker, load.tasks) for load in loads])
+    over_c = _excess(connectors, [(load.worker, load.connectors) for load in loads])
+    over_t = _excess(tasks, [(load.worker, load.tasks) for load in loads])
     return {
-        w: ConnectorsAndTasks(tuple(connectors.get(w, ())), tuple(tasks.get(w, ())))
-        for w in dict.fromkeys((*connectors, *tasks))
+        w: ConnectorsAndTasks(tuple(over_c.get(w, ())), tuple(over_t.get(w, ())))
+        for w in dict.fromkeys((*over_c, *over_t))
     }
 
 
@@ -415,15 +540,20 @@ def _excess(total: int, allocations: list[tuple[str, list[T]]]) -> dict[str, lis
     return result
 
 
-def _assign_round_robin(loads: list[_Load], items: Iterable[T], held: Callable[[_Load], list[T]]) -> None:
-    """Kafka's assignConnectors/assignTasks: fill the least loaded workers first, level by level."""
+def _assign_round_robin(loads: list[_Load], items: Sequence[T], held: Callable[[_Load], list[T]]) -> None:
+    """Kafka's assignConnectors/assignTasks: fill the least loaded workers first, level by level.
+
+    Workers are sorted by load once; each pass gives one item to every worker at the lowest level,
+    a prefix of that order that grows as the level reaches the next workers' load.
+    """
     loads.sort(key=lambda load: (len(held(load)), load.worker))
-    pending = list(items)
-    first = loads[0]
-    while pending:
-        level = len(held(first))
-        up_to = next((i for i, load in enumerate(loads) if len(held(load)) > level), len(loads))
-        for load in loads[:up_to]:
-            held(load).append(pending.pop(0))
-            if not pending:
-                break
+    sizes = [len(held(load)) for load in loads]
+    lists: list[list[T]] = []
+    level, given = sizes[0], 0
+    while given < len(items):
+        while len(lists) < len(loads) and sizes[len(lists)] <= level:
+            lists.append(held(loads[len(lists)]))
+        for target, item in zip(lists, items[given : given + len(lists)], strict=False):
+            target.append(item)
+        given += len(lists)
+        level += 1
