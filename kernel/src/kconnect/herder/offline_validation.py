@@ -29,10 +29,13 @@ STANDALONE_DEFAULTS = "<standalone worker defaults>"
 
 def validation_worker(path: str | Path | None, host: PluginHost) -> WorkerConfig:
     """The worker file's config (its provider references resolved), or a standalone worker's
-    defaults without one; ConfigFileError names the file and the key."""
+    defaults without one; ConfigFileError names the file and the key. The plugins the worker
+    would find from its config (Java plugins on ``plugin.path``) are added to `host`, as a worker does."""
     if path is None:
         return WorkerConfig.from_props({}, STANDALONE_DEFAULTS)
-    return read_worker_config(path, host)
+    worker = read_worker_config(path, host)
+    host.add_worker_plugins(worker)
+    return worker
 
 
 def is_distributed(worker: WorkerConfig) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from kconnect_java.jvm import FacadeJvm
 
 from tests.harness import kafka_broker_script
 from tests.java_connect import JavaConnectWorker, compile_java
-from tests.worker_process import WorkerProcess
+from tests.worker_process import WorkerProcess, write_properties
 
 pytestmark = pytest.mark.integration
 
@@ -268,3 +269,34 @@ def test_hybrid_fail_stops_the_worker_naming_the_key(
         worker.start(timeout=300)
     assert "plugin.discovery: Java plugins could not be loaded" in str(failure.value)
     assert "kconnect.test.VersionedSinkConnector" in str(failure.value)
+
+
+def test_kconnect_validate_finds_java_plugins_of_the_worker_file(
+    tmp_path: Path, kafka_bootstrap: str, plugin_path: str
+) -> None:
+    """``kconnect validate --worker`` sees the worker file's Java plugins, as the worker does."""
+    worker_file = write_properties(
+        tmp_path / "worker.properties", _props(kafka_bootstrap, tmp_path, "v", plugin_path)
+    )
+    good = write_properties(
+        tmp_path / "good.properties",
+        {"name": "good", "connector.class": "VersionedSinkConnector", "topics": "t", "shared.key": "fine"},
+    )
+    bad = write_properties(
+        tmp_path / "bad.properties",
+        {"name": "bad", "connector.class": "VersionedSinkConnector", "topics": "t", "shared.key": "bad"},
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "kconnect_rest.cli",
+        "validate",
+        "--worker",
+        str(worker_file),
+        str(good),
+        str(bad),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{bad}: shared.key: shared.key is bad in version 2.0" in result.stdout
+    assert "1 valid, 1 invalid (1 error)" in result.stdout
