@@ -319,9 +319,7 @@ class _Changes:
     @classmethod
     def of(cls, previous: _Keys, active: _Keys, configured: ConfiguredWork) -> _Changes:
         counts = configured.task_counts
-        names = sorted(counts)
-        keys = [(c, i) for c in names for i in range(counts[c])]
-        configured_t = set(keys)
+        configured_t = {(c, i) for c, n in counts.items() for i in range(n)}
         deleted = _Keys(previous.connectors - counts.keys(), previous.tasks - configured_t)
         lost = _Keys(
             previous.connectors - active.connectors - deleted.connectors,
@@ -329,10 +327,15 @@ class _Changes:
         )
         created_c = counts.keys() - previous.connectors - active.connectors
         created_t = configured_t - previous.tasks - active.tasks
-        # The configured keys are in sorted order already: filter them rather than sort the new ones.
+        # Walk the created connectors' tasks in order rather than sort what may be every task.
         created = ConnectorsAndTasks(
-            tuple(c for c in names if c in created_c) if created_c else (),
-            _task_ids(k for k in keys if k in created_t) if created_t else (),
+            tuple(sorted(created_c)),
+            _task_ids(
+                (c, i)
+                for c in sorted({c for c, _ in created_t})
+                for i in range(counts[c])
+                if (c, i) in created_t
+            ),
         )
         return cls(deleted, lost.sorted(), created)
 
