@@ -113,6 +113,8 @@ class BatchSender:
         self._partitioner = DefaultPartitioner()
         self._unanswered: Counter[tuple[str, int]] = Counter()
         self._answered = asyncio.Event()
+        #: Topics the producer had metadata of when last asked (see `_partitions`).
+        self._with_metadata: set[str] = set()
         self.failed = False
 
     async def send(self, records: Sequence[OutgoingRecord]) -> None:
@@ -167,7 +169,16 @@ class BatchSender:
 
     async def _partitions(self, topic: str) -> list[int]:
         """The topic's partitions, waiting for its metadata at most ``max.block.ms`` (without end by
-        default, as Connect's producers), then a `DeliveryError` with the Java producer's message."""
+        default, as Connect's producers), then a `DeliveryError` with the Java producer's message.
+
+        A topic whose metadata the producer already had is asked directly: the bounded wait (a task
+        of its own per call) is only for a topic without metadata yet, or whose metadata was lost.
+        """
+        if topic in self._with_metadata:
+            try:
+                return sorted(await self._producer.partitions_for(topic))
+            except (KafkaTimeoutError, UnknownTopicOrPartitionError):
+                self._with_metadata.discard(topic)
         started = time.monotonic()
         limit_s = self._policy.max_block_ms / 1000
         while True:
@@ -176,7 +187,9 @@ class BatchSender:
                 # aiokafka waits request.timeout.ms by itself; the shared metadata request it waits
                 # for is shielded, so giving up on it early cancels nothing else.
                 wait = min(max(remaining, 0.001), MAX_METADATA_WAIT_S)
-                return sorted(await asyncio.wait_for(self._producer.partitions_for(topic), wait))
+                partitions = sorted(await asyncio.wait_for(self._producer.partitions_for(topic), wait))
+                self._with_metadata.add(topic)
+                return partitions
             except (asyncio.TimeoutError, KafkaTimeoutError, UnknownTopicOrPartitionError):
                 if self._stopping():
                     raise SendAbandoned() from None
@@ -196,12 +209,14 @@ class BatchSender:
         await self._wait_for_room(slot)
         batch.builder.close()
         while True:
-            # aiokafka's send_batch waits for the topic's metadata only request.timeout.ms.
-            await self._partitions(topic)
+            if topic not in self._with_metadata:
+                # aiokafka's send_batch waits for the topic's metadata only request.timeout.ms.
+                await self._partitions(topic)
             try:
                 future = await self._producer.send_batch(batch.builder, topic, partition=partition)
                 break
             except (KafkaTimeoutError, UnknownTopicOrPartitionError):
+                self._with_metadata.discard(topic)
                 # aiokafka's queue for the partition stayed full for request.timeout.ms, or the
                 # topic's metadata was lost meanwhile: the batch was not taken, so offering it again
                 # loses and duplicates nothing.
