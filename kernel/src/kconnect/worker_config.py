@@ -21,6 +21,7 @@ import javaproperties
 from kconnect.config.client_properties import worker_client_problems
 from kconnect.config.connector_keys import NAME_CONFIG
 from kconnect.config.extension_keys import check_extension_worker_keys
+from kconnect.config.offset_flush_keys import check_offset_flush_keys
 from kconnect.config.override_policy import OverridePolicyError, log_override_policy, override_policy
 from kconnect.config.unused_keys import log_worker_keys
 from kconnect.config.worker_keys import ExactlyOnceSourceSupport, check_distributed_keys, check_worker_keys
@@ -139,7 +140,10 @@ class WorkerConfig:
                     "or https://host:port"
                 )
         _refuse_https_admin_listeners(props, source)
-        _raise_first(source, check_worker_keys(props) + check_extension_worker_keys(props))
+        _raise_first(
+            source,
+            check_worker_keys(props) + check_extension_worker_keys(props) + check_offset_flush_keys(props),
+        )
         _advertised_scheme(props, listeners, source)
         check_client_config(props, source)
         log_worker_keys(props)

@@ -139,3 +139,20 @@ def test_exactly_once_source_support_is_a_distributed_key_only() -> None:
     WorkerConfig.from_props(props)
     group = WorkerConfig.from_props({**props, "group.id": "g", "exactly.once.source.support": "disabled"})
     assert group.group_config().exactly_once_source_support is ExactlyOnceSourceSupport.DISABLED
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [("ten", "Not a number of type LONG"), ("-1", "Value must be at least 0")],
+)
+def test_a_bad_offset_flush_records_stops_the_worker_naming_the_key(raw: str, message: str) -> None:
+    key = "offset.flush.records"
+    expected = f"w.properties: {key}: Invalid value {raw} for configuration {key}: {message}"
+    with pytest.raises(ConfigFileError) as raised:
+        WorkerConfig.from_props({key: raw}, "w.properties")
+    assert str(raised.value) == expected
+
+
+def test_offset_flush_records_is_a_known_worker_key() -> None:
+    for raw in ("0", "10000", " 500 "):
+        WorkerConfig.from_props({"offset.flush.records": raw}, "w.properties")

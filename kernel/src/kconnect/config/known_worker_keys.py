@@ -81,6 +81,7 @@ KCONNECT_WORKER_KEYS: Final = frozenset(
     {
         "config.storage.file.filename",
         "executor",
+        "offset.flush.records",
         "rest.basic.auth.credentials.file",
         "rest.basic.auth.exempt.paths",
         "task.stall.timeout.ms",

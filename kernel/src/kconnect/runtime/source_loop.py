@@ -12,6 +12,14 @@ rule), so a source partition whose newest records are all filtered out still adv
 whose send failed is never acknowledged, so neither it nor any later record of its partition is
 committed.
 
+Commits by count (kconnect's ``offset.flush.records``, `kconnect.config.offset_flush_keys`): once
+that many records were acknowledged since the last commit, the acknowledged offsets are also
+stored in the background while records keep moving, so a crash replays about that many records at
+most however fast the task runs. One store runs at a time (a periodic commit, a pause or the end
+waits for one in progress); a store that fails for another reason than an unreachable offset store
+fails the task, as a periodic commit's does. Not under exactly-once support: there transactions
+decide what is committed.
+
 Broker outages: the periodic commit does not wait for sends in flight (it stores what is
 acknowledged so far, as Kafka's does); a pause or the end of the loop waits for them at most
 ``offset.flush.timeout.ms``. While the broker does not answer, the producer retries (see
@@ -45,6 +53,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
+from kconnect.config.offset_flush_keys import offset_flush_records
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.kafka.clients import ProducerClient, delivery_policy
@@ -103,6 +112,8 @@ class SourceLoop:
         self.submitted = SubmittedRecords()
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
         self.flush_timeout_s = int(spec.worker.get("offset.flush.timeout.ms", "5000")) / 1000
+        #: ``offset.flush.records``: acknowledged records that start a commit in the background; 0: off.
+        self.flush_records = offset_flush_records(spec.worker)
         self.errors = ErrorHandler.for_connector(str(spec.id), spec.connector_config)
         self.preparer = SourceRecordPreparer(self.plugins, self.errors)
         #: A retry may sleep: then records are prepared off the event loop, which keeps sending.
@@ -138,6 +149,12 @@ class SourceLoop:
         self._in_transaction: list[tuple[SourceRecord, Any]] = []
         #: Acknowledged offsets the worker could not store yet, by source partition.
         self._unstored: dict[str, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
+        #: Records acknowledged (or dropped) since the offsets were last taken for storing.
+        self._acked_since_commit = 0
+        #: Held while offsets are stored: a commit by count runs beside the loop.
+        self._store_lock = asyncio.Lock()
+        #: The commit by count in progress, if any (`offset.flush.records`).
+        self._count_commit: asyncio.Task[None] | None = None
 
     async def run(self) -> None:
         """Start the task, move records until STOPPED, then commit and stop everything.
@@ -168,6 +185,7 @@ class SourceLoop:
                 raise
             finally:
                 waker.cancel()
+                await self._end_count_commit()
                 self.stalls.stop()
                 await self._stop_task()
         finally:
@@ -197,6 +215,7 @@ class SourceLoop:
                     await self._dispatch([])
                 await self.control.wait_for_target_change(TargetState.STARTED, IDLE_BACKOFF_S)
             self._raise_send_error()
+            self._check_count_commit()
             if time.monotonic() >= next_commit:
                 await self._commit()
                 next_commit = time.monotonic() + self.flush_interval_s
@@ -292,11 +311,13 @@ class SourceLoop:
     def _drop(self, record: SourceRecord) -> None:
         """A record that will not be sent counts as acknowledged: its offset is committed in turn."""
         self.submitted.ack(self.submitted.submit(record.source_partition, record.source_offset))
+        self._acked_since_commit += 1
         self._record_done(record, None)
 
     def _on_ack(self, batch: Sequence[OutgoingRecord], metadata: Any) -> None:
         ack = self.submitted.ack
         self.metrics.records_out += len(batch)
+        self._acked_since_commit += len(batch)
         if not self._notify_commits:
             for outgoing in batch:
                 ack(outgoing.on_ack[0])
@@ -385,13 +406,46 @@ class SourceLoop:
         except asyncio.TimeoutError:
             log.warning("Source task %s closed its producer with batches Kafka never answered", self.spec.id)
 
+    def _check_count_commit(self) -> None:
+        """Start a commit by count once ``offset.flush.records`` records were acknowledged since the
+        last one, unless one runs; raise the failure of one that ended in error."""
+        running = self._count_commit
+        if running is not None and running.done():
+            self._count_commit = None
+            running.result()
+        if (
+            self.flush_records
+            and self.transactions is None
+            and self._count_commit is None
+            and self._acked_since_commit >= self.flush_records
+        ):
+            self._count_commit = asyncio.create_task(
+                self._store_acknowledged(), name=f"kconnect-offset-commit-{self.spec.id}"
+            )
+
+    async def _end_count_commit(self) -> None:
+        """Wait for a commit by count in progress; its failure is logged (the run already ends)."""
+        running, self._count_commit = self._count_commit, None
+        if running is None:
+            return
+        try:
+            await running
+        except Exception:
+            log.warning("Source task %s: an offset commit by count failed", self.spec.id, exc_info=True)
+
     async def _store_acknowledged(self) -> None:
         """Have the worker store the acknowledged offsets (and any it could not store last time).
 
         When the worker's offset store is unreachable (RetriableError, e.g. its Kafka topic during
         a broker outage) the offsets are kept and sent again with the next commit, as Kafka logs a
-        failed offset flush and tries again; any other store error fails the task.
+        failed offset flush and tries again; any other store error fails the task. One store at a
+        time: a commit by count may be running.
         """
+        async with self._store_lock:
+            await self._store_locked()
+
+    async def _store_locked(self) -> None:
+        self._acked_since_commit = 0
         for partition, offset in self.submitted.committable():
             self._unstored[partition_key(partition)] = (partition, offset)
         if not self._unstored:

@@ -57,8 +57,10 @@ def make_loop(
     script: list[list[SourceRecord]],
     config: Mapping[str, str] | None = None,
     stop_when_done: bool = True,
+    worker: Mapping[str, str] | None = None,
 ) -> SourceLoop:
-    loop = SourceLoop(task_spec("source", Connector, ScriptedSourceTask, config), control, host(), producer)
+    spec = task_spec("source", Connector, ScriptedSourceTask, config, worker)
+    loop = SourceLoop(spec, control, host(), producer)
     task = loop.task
     assert isinstance(task, ScriptedSourceTask)
     task.script, task.control, task.polls, task.stop_when_done = list(script), control, 0, stop_when_done
@@ -130,6 +132,53 @@ async def test_an_offset_store_that_refuses_for_good_fails_the_task() -> None:
     loop = make_loop(control, producer, [[rec("a1", position=1)]])
     with pytest.raises(StoreError, match="read-only"):
         await loop.run()
+
+
+#: A worker whose periodic commit never comes during a test: only commits by count can.
+HOUR_INTERVAL = {"offset.flush.interval.ms": "3600000"}
+
+
+async def test_offset_flush_records_commits_once_that_many_records_were_acknowledged() -> None:
+    control, producer = MemoryControl(), FakeProducer()
+    polls = [[rec(f"v{i}", position=i) for i in range(j, j + 5)] for j in range(1, 26, 5)]
+    worker = {**HOUR_INTERVAL, "offset.flush.records": "10"}
+    loop = make_loop(control, producer, polls, stop_when_done=False, worker=worker)
+    run = asyncio.create_task(loop.run())
+    await wait_until(lambda: loop.task.polls == 5 and not loop.submitted.pending)  # type: ignore[attr-defined]
+    await wait_until(lambda: len(control.committed) == 2)
+    assert not run.done()
+    # A commit starts once 10 records were acknowledged since the last one and stores what is
+    # acknowledged when it runs: 25 records, 5 a poll, give two commits at least 10 positions apart.
+    positions = [offsets[-1][1]["position"] for offsets in control.committed]
+    assert positions[0] >= 10 and positions[1] - positions[0] >= 10, positions
+    assert loop.task.commits == 2  # type: ignore[attr-defined]
+    control.set(TargetState.STOPPED)
+    await asyncio.wait_for(run, 5)
+    assert control.stored_offset(A) == {"position": 25}
+
+
+async def test_offset_flush_records_0_commits_on_the_interval_only() -> None:
+    control, producer = MemoryControl(), FakeProducer()
+    polls = [[rec(f"v{i}", position=i) for i in range(j, j + 5)] for j in range(1, 26, 5)]
+    worker = {**HOUR_INTERVAL, "offset.flush.records": "0"}
+    loop = make_loop(control, producer, polls, stop_when_done=False, worker=worker)
+    run = asyncio.create_task(loop.run())
+    await wait_until(lambda: loop.task.polls == 5 and not loop.submitted.pending)  # type: ignore[attr-defined]
+    await asyncio.sleep(0.2)
+    assert control.committed == [], "nothing but the interval (an hour) or the stop may commit"
+    control.set(TargetState.STOPPED)
+    await asyncio.wait_for(run, 5)
+    assert control.committed == [[(A, {"position": 25})]]
+
+
+async def test_a_commit_by_count_the_store_refuses_for_good_fails_the_task() -> None:
+    control, producer = MemoryControl(), FakeProducer()
+    control.commit_errors = [StoreError("offsets file is read-only")] * 3
+    polls = [[rec(f"v{i}", position=i) for i in range(j, j + 5)] for j in range(1, 26, 5)]
+    worker = {**HOUR_INTERVAL, "offset.flush.records": "10"}
+    loop = make_loop(control, producer, polls, stop_when_done=False, worker=worker)
+    with pytest.raises(StoreError, match="read-only"):
+        await asyncio.wait_for(loop.run(), 5)
 
 
 async def test_nothing_is_committed_before_kafka_answers() -> None:
