@@ -27,6 +27,8 @@ class TaskSpec:
     `worker` holds the worker properties the loop uses (bootstrap servers, converters, producer. /
     consumer. overrides, offset.flush.interval.ms); `connector_config` the connector's properties
     (its converter and transform overrides); `task_config` what the connector's `task_configs` gave.
+    `runtime` says what runs the task: ``python`` (the kernel's task loops) or ``java`` (a Java
+    plugin's task in a JVM; `kconnect.plugin_host.PluginHost.task_runtime`).
     """
 
     id: ConnectorTaskId
@@ -38,6 +40,7 @@ class TaskSpec:
     target_state: TargetState = TargetState.STARTED
     generation: int = 0
     plugins_disabled: tuple[str, ...] = field(default_factory=tuple)
+    runtime: str = "python"
 
 
 class TaskListener(Protocol):

@@ -214,6 +214,11 @@ class PluginHost:
         """The connector plugin named `name` (see `find`)."""
         return self.find(name, *_CONNECTOR_TYPES)
 
+    def task_runtime(self, name: str) -> str:
+        """Where the tasks of connector `name` run: ``python`` for a registered class, or what a
+        found plugin says (its ``task_runtime``: ``java`` for kconnect-java's); see `TaskSpec.runtime`."""
+        return str(getattr(self.connector(name).cls, "task_runtime", "python"))
+
     def config_provider(self, name: str) -> PluginDesc:
         """The config provider named `name` (``config.providers.<name>.class``; see `lookup`).
 

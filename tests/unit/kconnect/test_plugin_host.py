@@ -124,6 +124,7 @@ class _FoundSink:
     version: str
     location: str = "file:/plugins/found"
     type: PluginType = PluginType.SINK
+    task_runtime: str = "java"
 
     def refuse_to_run(self) -> Exception | None:
         return PluginError(f"{self.class_name} cannot run")
@@ -155,3 +156,10 @@ def test_worker_plugins_added_from_the_worker_config_after_registered_classes() 
     ]
     # A class registered at load answers first to a name a found plugin shares.
     assert host.connector("com.example.InlineSourceConnector").cls is InlineSource
+
+
+def test_task_runtime_is_python_for_classes_and_what_a_found_plugin_says() -> None:
+    host = PluginHost.load(extra_plugins=[_InlinePlugin(), _WorkerConfigPlugin()], disabled=())
+    host.add_worker_plugins(WorkerConfig.from_props({"found.versions": "1.0"}))
+    assert host.task_runtime("com.example.InlineSourceConnector") == "python"
+    assert host.task_runtime("FoundSink") == "java"

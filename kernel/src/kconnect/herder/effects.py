@@ -88,7 +88,8 @@ class EffectRunner:
                 connector_config, task_config = await asyncio.to_thread(transformer.resolve_task, *resolve)
             else:
                 connector_config, task_config = transformer.resolve_task(*resolve)
-            plugin = self._plugins.connector(connector_config.get(CONNECTOR_CLASS_CONFIG, ""))
+            connector_class = connector_config.get(CONNECTOR_CLASS_CONFIG, "")
+            plugin = self._plugins.connector(connector_class)
             spec = TaskSpec(
                 id=effect.id,
                 kind="sink" if plugin.type is PluginType.SINK else "source",
@@ -98,6 +99,7 @@ class EffectRunner:
                 worker=dict(self._worker.props),
                 target_state=effect.target,
                 generation=effect.generation,
+                runtime=self._plugins.task_runtime(connector_class),
             )
             self._executor.start_task(spec)
         except Exception as exc:
