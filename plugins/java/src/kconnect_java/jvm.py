@@ -62,14 +62,19 @@ class FacadeJvm:
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send one request to the facade and return its answer; FacadeError when it answers an error."""
         with self._lock:
-            # The facade's work (scanning, plugin code) sees its own loader as the context loader.
-            thread = self._gateway.jvm.java.lang.Thread.currentThread()
-            previous = thread.getContextClassLoader()
-            thread.setContextClassLoader(self._loader)
-            try:
-                answer: dict[str, Any] = json.loads(self._facade.apply(json.dumps(request)))
-            finally:
-                thread.setContextClassLoader(previous)
+            return self.call_beside(request)
+
+    def call_beside(self, request: dict[str, Any]) -> dict[str, Any]:
+        """`call` without waiting for other calls: for the facade's thread-safe requests that wait
+        (``connector_events``), each on a Python thread of its own (py4j gives it a JVM thread)."""
+        # The facade's work (scanning, plugin code) sees its own loader as the context loader.
+        thread = self._gateway.jvm.java.lang.Thread.currentThread()
+        previous = thread.getContextClassLoader()
+        thread.setContextClassLoader(self._loader)
+        try:
+            answer: dict[str, Any] = json.loads(self._facade.apply(json.dumps(request)))
+        finally:
+            thread.setContextClassLoader(previous)
         if "error" in answer:
             raise FacadeError(str(answer["error"]), str(answer.get("trace", "")))
         return answer

@@ -36,7 +36,7 @@ def register_worker_plugins(config: WorkerConfig, registry: PluginRegistry) -> N
     except (JavaBuildError, FacadeError) as exc:
         key = PLUGIN_DISCOVERY if discovery and isinstance(exc, FacadeError) else PLUGIN_PATH
         raise ConfigFileError(f"{config.source}: {key}: Java plugins could not be loaded: {exc}") from exc
-    plugins = found_plugins(scan, jvm.call)
+    plugins = found_plugins(scan, jvm)
     for plugin in plugins:
         registry.add_found(plugin)
     log.info("plugin.path %s: %d Java plugin classes found", plugin_path, len(plugins))

@@ -9,7 +9,7 @@ plugin per class, type and version, as Kafka lists them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,8 @@ from kconnect.config import NO_DEFAULT, ConfigDef, ConfigException, ConfigType, 
 from kconnect.errors import BadRequestError
 from kconnect.plugin_registry import PluginType
 from kconnect.plugin_versions import version_key
+
+from kconnect_java.connector import ConnectorContext, Facade, JavaConnector, JavaTaskClass
 
 _TYPES = {t.value: t for t in PluginType}
 
@@ -31,9 +33,6 @@ _KINDS = {
     PluginType.CONFIG_PROVIDER: "config provider",
     PluginType.REST_EXTENSION: "REST extension",
 }
-
-#: Sends one request to the facade and returns its answer (`kconnect_java.jvm.FacadeJvm.call`).
-FacadeCall = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def config_def_of(keys: Iterable[Mapping[str, Any]]) -> ConfigDef:
@@ -59,7 +58,8 @@ def config_def_of(keys: Iterable[Mapping[str, Any]]) -> ConfigDef:
 
 
 class JavaPluginInstance:
-    """What calling a `JavaPlugin` makes: the validator asks it to ``validate`` a config.
+    """What calling a `JavaPlugin` makes: the validator asks it to ``validate`` a config, and the
+    worker runs a connector with it as with a Python connector instance (`JavaConnector`).
 
     A connector's own ``validate(config)`` runs in Java, in its version's class loader, through the
     facade (its ConfigDef's checks and whatever the connector adds); without a facade (unit tests)
@@ -68,6 +68,36 @@ class JavaPluginInstance:
 
     def __init__(self, plugin: JavaPlugin) -> None:
         self.plugin = plugin
+        self._connector: JavaConnector | None = None
+
+    @property
+    def connector(self) -> JavaConnector:
+        """The running Java connector this instance drives (needs the facade)."""
+        if self._connector is None:
+            if self.plugin.facade is None:
+                raise RuntimeError(f"{self.plugin.class_name} cannot run without kconnect's Java facade")
+            self._connector = JavaConnector(self.plugin.facade, self.plugin.class_name, self.plugin.version)
+        return self._connector
+
+    def initialize(self, context: ConnectorContext) -> None:
+        """See `JavaConnector.initialize`."""
+        self.connector.initialize(context)
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """See `JavaConnector.start`."""
+        self.connector.start(config)
+
+    def task_class(self) -> JavaTaskClass:
+        """See `JavaConnector.task_class`."""
+        return self.connector.task_class()
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """See `JavaConnector.task_configs`."""
+        return self.connector.task_configs(max_tasks)
+
+    def stop(self) -> None:
+        """See `JavaConnector.stop`."""
+        self.connector.stop()
 
     def validate(self, config: Mapping[str, str]) -> Mapping[str, ConfigValue]:
         """The connector's own ConfigValues for `config`, as its Java ``validate`` answers them."""
@@ -79,7 +109,7 @@ class JavaPluginInstance:
             "version": self.plugin.version,
             "config": {k: v for k, v in config.items() if v is not None},
         }
-        answer = self.plugin.facade(request)
+        answer = self.plugin.facade.call(request)
         return {
             value.name: value
             for value in config_values_of(answer.get("values") or (), self.plugin.config_def)
@@ -132,9 +162,11 @@ class JavaPlugin:
     version: str
     location: str
     config_def: ConfigDef = field(compare=False)
-    facade: FacadeCall | None = field(default=None, compare=False, repr=False)
+    facade: Facade | None = field(default=None, compare=False, repr=False)
 
     java = True
+    #: Where the tasks of a Java connector run: in a JVM (`kconnect.executor.TaskSpec.runtime`).
+    task_runtime = "java"
 
     def __call__(self) -> JavaPluginInstance:
         """An instance for validation (see `JavaPluginInstance`)."""
@@ -149,7 +181,7 @@ class JavaPlugin:
         )
 
 
-def found_plugins(scan: Mapping[str, Any], facade: FacadeCall | None = None) -> list[JavaPlugin]:
+def found_plugins(scan: Mapping[str, Any], facade: Facade | None = None) -> list[JavaPlugin]:
     """The facade's scan answer as `JavaPlugin`s: by class name, each class's versions newest first.
 
     `facade` is how their instances reach Java (`JavaPluginInstance.validate`)."""

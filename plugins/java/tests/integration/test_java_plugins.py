@@ -11,7 +11,6 @@ Compared exactly: the connect-file entries of ``GET /connector-plugins?connector
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,7 +21,7 @@ import pytest
 from kconnect.config import sink_connector_config_def, source_connector_config_def
 from kconnect_java.jvm import FacadeJvm
 
-from tests.harness import kafka_broker_script
+from plugins.java.tests.integration.connect_file import fetch_connect_file
 from tests.java_connect import JavaConnectWorker, compile_java
 from tests.worker_process import WorkerProcess, write_properties
 
@@ -33,24 +32,6 @@ SINK_VERSIONS = ("2.0", "1.0")
 FILE_PACKAGE = "org.apache.kafka.connect.file."
 VERSIONED_SINK = "kconnect.test.VersionedSinkConnector"
 JAVA_PACKAGES = (FILE_PACKAGE, "kconnect.test.")
-
-
-def fetch_connect_file(version: str) -> Path:
-    """A folder holding only ``connect-file-<version>.jar``, fetched once with Maven into the cache
-    (into a partial folder renamed when complete, so an interrupted fetch is redone)."""
-    folder = kafka_broker_script.jars.cache_root() / "plugin-path" / f"connect-file-{version}"
-    if not (folder / f"connect-file-{version}.jar").is_file():
-        partial = folder.with_name(folder.name + ".partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        mvn = shutil.which("mvn")
-        assert mvn is not None, "Maven is needed to fetch connect-file"
-        artifact = f"-Dartifact=org.apache.kafka:connect-file:{version}"
-        command = [mvn, "-B", "-q", "dependency:copy", artifact, f"-DoutputDirectory={partial}"]
-        subprocess.run(command, check=True, cwd=partial)
-        shutil.rmtree(folder, ignore_errors=True)
-        partial.rename(folder)
-    return folder
 
 
 def build_versioned_sink(folder: Path, version: str) -> Path:

@@ -38,13 +38,15 @@ import org.apache.kafka.connect.transforms.predicates.Predicate;
  * keys as Kafka's REST API renders them. {@code {"op": "validate", "class": "...", "version": "...",
  * "config": {...}}} runs that connector's own {@code validate(config)} (the version found by the
  * scan; the newest when none is given) and answers {@code {"values": [...]}}: each {@code
- * ConfigValue} with its value and recommended values as Kafka's REST API writes them. A failure answers {@code {"error": "...", "trace":
+ * ConfigValue} with its value and recommended values as Kafka's REST API writes them. {@code
+ * connector_*} requests drive running connector instances ({@link ConnectorInstances}). A failure answers {@code {"error": "...", "trace":
  * "..."}}, never an exception across py4j.
  */
 public final class PluginFacade implements Function<String, String> {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private Plugins plugins;
+  private final ConnectorInstances connectors = new ConnectorInstances();
+  private volatile Plugins plugins;
 
   /** Creates a facade with no plugins scanned yet; Python creates one per JVM. */
   public PluginFacade() {}
@@ -60,6 +62,18 @@ public final class PluginFacade implements Function<String, String> {
       }
       if (op.equals("validate")) {
         return JSON.writeValueAsString(validate(body));
+      }
+      if (op.equals("connector_start")) {
+        return JSON.writeValueAsString(connectors.start(plugins(), chosenConnector(body), body));
+      }
+      if (op.equals("connector_task_configs")) {
+        return JSON.writeValueAsString(connectors.taskConfigs(plugins(), body));
+      }
+      if (op.equals("connector_stop")) {
+        return JSON.writeValueAsString(connectors.stop(plugins(), body));
+      }
+      if (op.equals("connector_events")) {
+        return JSON.writeValueAsString(connectors.events(body));
       }
       throw new IllegalArgumentException("Unknown operation " + op);
     } catch (Throwable error) {
@@ -111,14 +125,19 @@ public final class PluginFacade implements Function<String, String> {
     return answer;
   }
 
-  private ObjectNode validate(JsonNode body) throws Exception {
+  private Plugins plugins() {
     if (plugins == null) {
-      throw new IllegalStateException("validate before scan");
+      throw new IllegalStateException("a connector call before the scan");
     }
+    return plugins;
+  }
+
+  /** The connector {@code class} in {@code version} (the newest when none is given) found by the scan. */
+  private PluginDesc<?> chosenConnector(JsonNode body) {
     String className = body.path("class").asText();
     String version = body.path("version").asText("");
     PluginDesc<?> chosen = null;
-    for (PluginDesc<?> desc : plugins.connectors()) {
+    for (PluginDesc<?> desc : plugins().connectors()) {
       boolean named = desc.className().equals(className) && !desc.location().equals("classpath");
       boolean wanted = version.isEmpty() || desc.version().equals(version);
       if (named && wanted && (chosen == null || desc.compareTo(chosen) > 0)) {
@@ -128,6 +147,11 @@ public final class PluginFacade implements Function<String, String> {
     if (chosen == null) {
       throw new IllegalArgumentException("No connector " + className + " version " + version);
     }
+    return chosen;
+  }
+
+  private ObjectNode validate(JsonNode body) throws Exception {
+    PluginDesc<?> chosen = chosenConnector(body);
     Map<String, String> config = new HashMap<>();
     body.path("config").fields().forEachRemaining(e -> config.put(e.getKey(), e.getValue().asText()));
     ArrayNode values = JSON.createArrayNode();
