@@ -31,10 +31,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
+import importlib.util
 import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import types
 from collections.abc import Callable
@@ -57,16 +59,44 @@ Assign = Callable[..., RoundResult]
 
 
 def reference_assignor(revision: str) -> Assign:
-    """`assign` from kconnect/distributed/assignor.py as it was at git `revision`."""
-    path = "kernel/src/kconnect/distributed/assignor.py"
-    source = subprocess.run(
-        ["git", "show", f"{revision}:{path}"], capture_output=True, text=True, check=True, cwd=HERE
-    ).stdout
-    module = types.ModuleType(f"assignor_at_{revision}")
-    sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{revision}:{path}", "exec"), module.__dict__)
-    assign: Assign = module.assign
+    """`assign` of kconnect.distributed.assignor as it was at git `revision`.
+
+    Before issue 24's split it is one module, ``assignor.py``; since, a package whose modules import
+    each other relatively, so the revision's package loads whole under its own name.
+    """
+    name = f"assignor_at_{revision}"
+    path = "kernel/src/kconnect/distributed/assignor"
+    if not _is_folder(revision, path):
+        module = types.ModuleType(name)
+        sys.modules[name] = module  # dataclasses look their module up
+        exec(compile(_git("show", f"{revision}:{path}.py"), f"{revision}:{path}.py", "exec"), module.__dict__)
+        assign: Assign = module.assign
+        return assign
+    folder = Path(tempfile.mkdtemp(prefix="assignor-")) / name
+    folder.mkdir()
+    for file in _git("ls-tree", "--name-only", f"{revision}:{path}").split():
+        (folder / file).write_text(_git("show", f"{revision}:{path}/{file}"))
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    assert spec is not None and spec.loader is not None
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    assign = package.assign
     return assign
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=True, cwd=HERE).stdout
+
+
+def _is_folder(revision: str, path: str) -> bool:
+    """Whether `path` is a folder at `revision`."""
+    found = subprocess.run(
+        ["git", "cat-file", "-t", f"{revision}:{path}"], capture_output=True, text=True, cwd=HERE
+    )
+    return found.stdout.strip() == "tree"
 
 
 @dataclass

@@ -1,0 +1,92 @@
+"""What a round starts from: the configured work, and what the leader remembers between rounds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
+from kconnect.model import ConnectorTaskId
+from kconnect.storage.base import ClusterConfigState
+
+from .keys import Keys, TaskKey
+
+
+@dataclass(frozen=True)
+class ConfiguredWork:
+    """What should run according to the leader's config snapshot: task counts per connector, at an offset."""
+
+    offset: int
+    task_counts: Mapping[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, state: ClusterConfigState, offset: int) -> ConfiguredWork:
+        """From a config store snapshot read up to config topic `offset`."""
+        return cls(offset, {name: state.task_count(name) for name in state.connectors()})
+
+    def work(self) -> ConnectorsAndTasks:
+        """Every configured connector and task, sorted."""
+        connectors = sorted(self.task_counts)
+        tasks = [ConnectorTaskId(c, i) for c in connectors for i in range(self.task_counts[c])]
+        return ConnectorsAndTasks(tuple(connectors), tuple(tasks))
+
+
+@dataclass(frozen=True)
+class ConfiguredKeys:
+    """The configured work's task keys, built once per config snapshot and reused while it holds."""
+
+    offset: int
+    task_counts: Mapping[str, int]
+    """A copy of the counts the keys were built from: what a later round's config must equal."""
+    tasks: frozenset[TaskKey]
+
+    @classmethod
+    def of(cls, configured: ConfiguredWork, cached: ConfiguredKeys | None) -> ConfiguredKeys:
+        """`cached` if it was built from the same config (offset and counts), else built anew.
+
+        Every round calls this: comparing the counts costs a pass over the connectors, building the
+        keys a tuple per task.
+        """
+        if cached is not None and cached.offset == configured.offset:
+            if cached.task_counts == configured.task_counts:
+                return cached
+        counts = dict(configured.task_counts)
+        return cls(configured.offset, counts, frozenset((c, i) for c, n in counts.items() for i in range(n)))
+
+
+@dataclass(frozen=True)
+class AssignorState:
+    """What the leader remembers between rounds (the fields of Kafka's IncrementalCooperativeAssignor)."""
+
+    previous_assignment: ConnectorsAndTasks = EMPTY
+    previous_revocation: ConnectorsAndTasks = EMPTY
+    previous_generation: int = -1
+    previous_members: frozenset[str] = frozenset()
+    previous_urls: Mapping[str, ConnectorsAndTasks] = field(default_factory=dict)
+    """What each worker, known by its REST URL, held after the previous round."""
+    revoked_in_previous: bool = False
+    successive_revoking_rebalances: int = 0
+    candidate_workers: tuple[str, ...] = ()
+    scheduled_rebalance_ms: int = 0
+    """When held lost work is reassigned (epoch ms); 0 when nothing is held."""
+    delay_ms: int = 0
+    configured_keys: ConfiguredKeys | None = field(default=None, compare=False, repr=False)
+    """A cache, not part of the state's value: the configured work's keys as the last round built them."""
+    assigned_keys: AssignedKeys | None = field(default=None, compare=False, repr=False)
+    """A cache, not part of the state's value: the keys of `previous_assignment`."""
+
+    def previous_keys(self) -> Keys:
+        """The keys of `previous_assignment`: those the round that made it left, else built anew."""
+        cached = self.assigned_keys
+        if cached is not None and cached.assignment is self.previous_assignment:
+            return cached.keys
+        return Keys.of(self.previous_assignment)
+
+
+@dataclass(frozen=True)
+class AssignedKeys:
+    """The keys of an assignment, kept beside it so the next round does not key 100,000 tasks again."""
+
+    assignment: ConnectorsAndTasks
+    """The assignment they are the keys of: a state given another one (`replace`) keys that one."""
+    keys: Keys
