@@ -25,6 +25,16 @@ class TaskControl(Protocol):
         """Wait until the target differs from `current` (or the timeout passes); return it."""
         ...
 
+    @property
+    def worker_lost(self) -> bool:
+        """Whether the worker is gone (the channel to it broke; the target is then STOPPED).
+
+        Nothing the task sends from then on can have its offsets committed, and the task's
+        successor sends it again from the last committed offset, so a source loop does not send
+        the records of a poll that returns after it: they would only be duplicates.
+        """
+        ...
+
     async def report_running(self) -> None:
         """The task is running (started, or resumed after a pause)."""
         ...

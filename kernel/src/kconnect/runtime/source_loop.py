@@ -34,6 +34,11 @@ of the executor's pool, then waits for that `poll` to return. Its records are st
 committed, as Kafka's loop sends what a poll returned before it looks at the stop flag again; no
 `poll` follows, and `stop` is called once per run whichever way the run ends.
 
+A lost worker (`TaskControl.worker_lost`: the control channel broke, e.g. the worker was
+SIGKILLed) is not a stop request: the records of a poll that returns after it are not sent, since
+no offset of theirs can be committed and the task's successor sends them again. Kafka's task dies
+with its worker; this keeps a dead worker's task from adding a poll's worth of duplicates.
+
 Stalls (kconnect's extension, `kconnect.runtime.stall_watch`): a `poll` that has not returned, a
 send Kafka has not taken, storing the offsets at the worker or a `commit` that has not completed,
 each for ``task.stall.timeout.ms``, is reported; polls that return nothing (an idle source) are not.
@@ -200,6 +205,13 @@ class SourceLoop:
         while await follower.proceed(self._commit_before_pause):
             started = time.monotonic()
             records = await self._poll()
+            if self.control.worker_lost:
+                log.warning(
+                    "Source task %s: its worker is gone; the %d records of the last poll are not sent",
+                    self.spec.id,
+                    len(records or ()),
+                )
+                return
             if records:
                 self.metrics.records_in += len(records)
                 self.metrics.batch(started, len(records))

@@ -88,6 +88,11 @@ class SocketTaskControl:
         return self._target
 
     @property
+    def worker_lost(self) -> bool:
+        """Whether the channel to the worker broke (`lost` says why)."""
+        return self.lost is not None
+
+    @property
     def topics_reset_count(self) -> int:
         """How many ``topics_reset`` messages the worker sent during this run."""
         return self._topics_resets

@@ -179,10 +179,12 @@ async def test_the_worker_closing_the_channel_stops_the_task_and_fails_its_reque
     control, reading = await channel.task_control()
     await _eventually(lambda: channel.run.writer is not None)
     assert channel.run.writer is not None
+    assert not control.worker_lost
     channel.run.writer.close()
     await asyncio.wait_for(reading, 5)
     assert control.target is TargetState.STOPPED
     assert control.lost == "the worker closed the connection"
+    assert control.worker_lost, "the source loop then sends nothing more"
     with pytest.raises(ControlChannelLost, match="control channel to the worker lost"):
         await control.commit_source_offsets([({"file": "f"}, {"position": 1})])
     with pytest.raises(ControlChannelLost):

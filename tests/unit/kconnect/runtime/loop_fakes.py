@@ -37,6 +37,8 @@ class MemoryControl:
         self.stored: dict[str, Any] = {}
         self.topics: list[str] = []
         self.topics_reset_count = 0
+        #: The channel to the worker broke (`lose`).
+        self.worker_lost = False
         #: Every metrics snapshot the loop sent, in order.
         self.metrics: list[Mapping[str, Mapping[str, float]]] = []
         #: Raised, one per call, by the next `commit_source_offsets` calls (a store that fails).
@@ -48,6 +50,11 @@ class MemoryControl:
         """Change the target (from the event loop)."""
         self.target = state
         self._changed.set()
+
+    def lose(self) -> None:
+        """The worker is gone, as when the Spark task's control channel breaks: lost, and STOPPED."""
+        self.worker_lost = True
+        self.set(TargetState.STOPPED)
 
     def set_threadsafe(self, state: TargetState) -> None:
         """Change the target from a task's thread."""

@@ -282,6 +282,21 @@ async def test_a_stop_request_calls_stop_from_another_thread_to_wake_a_blocked_p
     assert control.stored_offset(A) == {"position": 7}
 
 
+async def test_a_lost_worker_wakes_a_blocked_poll_and_its_records_are_not_sent() -> None:
+    control, producer = MemoryControl(), FakeProducer()
+    loop, task = blocking_loop(control, producer)
+    run = asyncio.create_task(loop.run())
+    await wait_until(lambda: task.names() == ["start", "poll"])
+
+    control.lose()
+    await asyncio.wait_for(run, 5)
+
+    assert task.names() == ["start", "poll", "stop", "poll-returned"]
+    # Unlike a stop request's: nothing sent now could be committed, the successor sends it again.
+    assert producer.values("t") == []
+    assert control.stored_offset(A) is None
+
+
 async def test_a_pause_does_not_interrupt_a_blocked_poll() -> None:
     control, producer = MemoryControl(), FakeProducer()
     loop, task = blocking_loop(control, producer)
