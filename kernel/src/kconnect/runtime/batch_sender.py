@@ -74,7 +74,8 @@ class DeliveryError(Exception):
 
 
 class SendAbandoned(Exception):
-    """`send` stopped waiting for the broker because the task is stopping; nothing unsent is lost."""
+    """`send` stopped waiting for the broker because the task is stopping, or stopped sending because
+    it was halted; nothing unsent is lost (it was not acknowledged, so its offset is not committed)."""
 
 
 AckCallback = Callable[[Sequence[OutgoingRecord], Any], None]
@@ -97,18 +98,22 @@ class BatchSender:
         *,
         policy: DeliveryPolicy | None = None,
         stopping: Callable[[], bool] = lambda: False,
+        halted: Callable[[], bool] = lambda: False,
         name: str = "source task",
     ) -> None:
         """Send through `producer`; `on_ack` runs per acknowledged batch, `on_error` per failed batch.
 
         `stopping` is asked while `send` waits for the broker: when it answers True, `send` raises
-        `SendAbandoned`. `name` labels the log lines.
+        `SendAbandoned`. `halted` is asked before each batch is handed over: when it answers True
+        (nothing more may be sent: the task's worker is gone), `send` raises `SendAbandoned` with
+        the rest unsent. `name` labels the log lines.
         """
         self._producer = producer
         self._on_ack = on_ack
         self._on_error = on_error
         self._policy = policy or DeliveryPolicy()
         self._stopping = stopping
+        self._halted = halted
         self._name = name
         self._partitioner = DefaultPartitioner()
         self._unanswered: Counter[tuple[str, int]] = Counter()
@@ -207,6 +212,8 @@ class BatchSender:
             return
         slot = (topic, partition)
         await self._wait_for_room(slot)
+        if self._halted():
+            raise SendAbandoned()
         batch.builder.close()
         while True:
             if topic not in self._with_metadata:

@@ -30,8 +30,8 @@ class TaskControl(Protocol):
         """Whether the worker is gone (the channel to it broke; the target is then STOPPED).
 
         Nothing the task sends from then on can have its offsets committed, and the task's
-        successor sends it again from the last committed offset, so a source loop does not send
-        the records of a poll that returns after it: they would only be duplicates.
+        successor sends it again from the last committed offset, so a source loop sends nothing
+        more once it sees this (not even the rest of a poll): it would only be duplicates.
         """
         ...
 

@@ -35,9 +35,10 @@ committed, as Kafka's loop sends what a poll returned before it looks at the sto
 `poll` follows, and `stop` is called once per run whichever way the run ends.
 
 A lost worker (`TaskControl.worker_lost`: the control channel broke, e.g. the worker was
-SIGKILLed) is not a stop request: the records of a poll that returns after it are not sent, since
-no offset of theirs can be committed and the task's successor sends them again. Kafka's task dies
-with its worker; this keeps a dead worker's task from adding a poll's worth of duplicates.
+SIGKILLed) is not a stop request: the records of a poll that returns after it are not sent, nor
+the batches of a poll not yet handed to the producer (the sender is halted), since no offset of
+theirs can be committed and the task's successor sends them again. Kafka's task dies with its
+worker; this keeps a dead worker's task from adding up to a poll's worth of duplicates.
 
 Stalls (kconnect's extension, `kconnect.runtime.stall_watch`): a `poll` that has not returned, a
 send Kafka has not taken, storing the offsets at the worker or a `commit` that has not completed,
@@ -135,6 +136,7 @@ class SourceLoop:
             self._on_send_error,
             policy=delivery_policy(spec.worker, spec.connector_config),
             stopping=lambda: control.target is TargetState.STOPPED,
+            halted=lambda: control.worker_lost,
             name=f"Source task {spec.id}",
         )
         self.topics = ActiveTopics(control)
@@ -218,7 +220,10 @@ class SourceLoop:
                 try:
                     await self._dispatch(records)
                 except SendAbandoned:
-                    log.warning("Source task %s stops while Kafka does not answer", self.spec.id)
+                    if self.control.worker_lost:
+                        log.warning("Source task %s: its worker is gone; the rest is not sent", self.spec.id)
+                    else:
+                        log.warning("Source task %s stops while Kafka does not answer", self.spec.id)
                     if self.transactions is not None:
                         await self.transactions.abort(self.flush_timeout_s)
                     return

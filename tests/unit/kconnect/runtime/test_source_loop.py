@@ -297,6 +297,22 @@ async def test_a_lost_worker_wakes_a_blocked_poll_and_its_records_are_not_sent()
     assert control.stored_offset(A) is None
 
 
+async def test_a_lost_worker_halts_a_poll_being_sent_and_commits_only_what_kafka_has() -> None:
+    control, producer = MemoryControl(), FakeProducer(auto_ack=False)
+    poll = [rec(f"r{i}", position=i) for i in range(250)]  # 3 batches of at most 100 on one partition
+    loop = make_loop(control, producer, [poll], stop_when_done=False)
+    run = asyncio.create_task(loop.run())
+    await wait_until(lambda: len(producer.sent) == 2)  # the third waits for room
+
+    control.lose()
+    for sent in producer.sent:
+        producer.answer(sent)
+    await asyncio.wait_for(run, 5)
+
+    assert len(producer.values("t")) == 200, "the batch not handed over yet is not sent"
+    assert control.stored_offset(A) == {"position": 199}
+
+
 async def test_a_pause_does_not_interrupt_a_blocked_poll() -> None:
     control, producer = MemoryControl(), FakeProducer()
     loop, task = blocking_loop(control, producer)
