@@ -34,7 +34,9 @@ def test_every_rounds_cached_keys_are_those_of_its_assignment_and_config(
             assert state.assigned_keys.assignment is state.previous_assignment
             assert state.assigned_keys.keys == Keys.of(state.previous_assignment)
             configured = kwargs["configured"]
-            assert state.configured_keys == ConfiguredKeys.of(configured, None)
+            fresh = ConfiguredKeys.of(configured, None)
+            assert state.configured_keys == fresh
+            assert state.configured_keys.tasks == fresh.tasks
             checked += 1
         return result
 
@@ -57,4 +59,4 @@ def test_configured_keys_are_rebuilt_when_the_counts_change_at_the_same_offset()
     assert ConfiguredKeys.of(ConfiguredWork(3, {"a": 2}), first) is first
     changed = ConfiguredKeys.of(ConfiguredWork(3, {"a": 1}), first)
     assert changed.tasks == {("a", 0)}
-    assert ConfiguredKeys.of(ConfiguredWork(4, {"a": 2}), first).offset == 4
+    assert ConfiguredKeys.of(ConfiguredWork(4, {"a": 2}), first).config.offset == 4

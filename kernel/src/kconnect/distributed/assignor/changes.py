@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import TypeVar
 
-from kconnect.distributed.protocol import ConnectorsAndTasks
+from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 
-from .keys import Keys, TaskKey, task_ids, task_keys
+from .keys import NO_KEYS, Keys, TaskKey, task_ids, task_keys
 from .state import ConfiguredKeys
 
 T = TypeVar("T")
@@ -57,12 +57,25 @@ class Changes:
 
     @classmethod
     def of(cls, previous: Keys, active: Keys, configured: ConfiguredKeys) -> Changes:
-        """From what the previous round assigned, what runs now, and what is configured."""
-        counts, configured_t = configured.task_counts, configured.tasks
-        deleted = Keys(previous.connectors - counts.keys(), previous.tasks - configured_t)
+        """From what the previous round assigned, what runs now, and what is configured.
+
+        Three set differences over every task at most, two in a round where the config is what was
+        assigned, none when the group forms (nothing assigned or running: everything is created).
+        """
+        if not previous and not active:
+            return cls(NO_KEYS, EMPTY, configured.config.work())
+        deleted = Keys(previous.connectors - configured.connectors, previous.tasks - configured.tasks)
         lost = previous.minus(active).minus(deleted)
-        created_c = counts.keys() - previous.connectors - active.connectors
-        created_t = configured_t - previous.tasks - active.tasks
+        # Nothing assigned is deleted and as much is assigned as configured: nothing is created.
+        if deleted or len(previous.connectors) != len(configured.connectors):
+            created_c = configured.connectors - previous.connectors - active.connectors
+        else:
+            created_c = frozenset()
+        if deleted or len(previous.tasks) != len(configured.tasks):
+            created_t = configured.tasks - previous.tasks - active.tasks
+        else:
+            created_t = frozenset()
+        counts = configured.config.task_counts
         # Walk the created connectors' tasks in order rather than sort what may be every task.
         created = ConnectorsAndTasks(
             tuple(sorted(created_c)),

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
-from kconnect.model import ConnectorTaskId
 from kconnect.storage.base import ClusterConfigState
 
-from .keys import Keys, TaskKey
+from .keys import Keys, TaskKey, task_ids
 
 
 @dataclass(frozen=True)
@@ -27,31 +27,34 @@ class ConfiguredWork:
     def work(self) -> ConnectorsAndTasks:
         """Every configured connector and task, sorted."""
         connectors = sorted(self.task_counts)
-        tasks = [ConnectorTaskId(c, i) for c in connectors for i in range(self.task_counts[c])]
-        return ConnectorsAndTasks(tuple(connectors), tuple(tasks))
+        tasks = task_ids([(c, i) for c in connectors for i in range(self.task_counts[c])])
+        return ConnectorsAndTasks(tuple(connectors), tasks)
 
 
 @dataclass(frozen=True)
 class ConfiguredKeys:
-    """The configured work's task keys, built once per config snapshot and reused while it holds."""
+    """The configured work's keys, built once per config snapshot and reused while it holds."""
 
-    offset: int
-    task_counts: Mapping[str, int]
-    """A copy of the counts the keys were built from: what a later round's config must equal."""
-    tasks: frozenset[TaskKey]
+    config: ConfiguredWork
+    """A copy of the config the keys are of: what a later round's config must equal."""
+    connectors: frozenset[str]
 
     @classmethod
     def of(cls, configured: ConfiguredWork, cached: ConfiguredKeys | None) -> ConfiguredKeys:
-        """`cached` if it was built from the same config (offset and counts), else built anew.
+        """`cached` if it is of the same config (offset and task counts), else anew.
 
-        Every round calls this: comparing the counts costs a pass over the connectors, building the
-        keys a tuple per task.
+        Every round calls this: comparing the counts costs a pass over the connectors.
         """
-        if cached is not None and cached.offset == configured.offset:
-            if cached.task_counts == configured.task_counts:
+        if cached is not None and cached.config.offset == configured.offset:
+            if cached.config.task_counts == configured.task_counts:
                 return cached
         counts = dict(configured.task_counts)
-        return cls(configured.offset, counts, frozenset((c, i) for c, n in counts.items() for i in range(n)))
+        return cls(ConfiguredWork(configured.offset, counts), frozenset(counts))
+
+    @cached_property
+    def tasks(self) -> frozenset[TaskKey]:
+        """Every configured task's key: a tuple per task, built by the first round that compares them."""
+        return frozenset((c, i) for c, n in self.config.task_counts.items() for i in range(n))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,42 @@
+"""The assignor's keys: ConnectorTaskIds built in bulk are the dataclass's own (issue 24)."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+from kconnect.distributed.assignor.keys import Keys, task_ids, task_keys
+from kconnect.distributed.protocol import ConnectorsAndTasks
+from kconnect.model import ConnectorTaskId as T
+
+KEYS = [("b", 1), ("a", 0), ("a", 300), ("long-connector-name", 7)]
+
+
+def test_ids_built_in_bulk_equal_hash_order_and_print_as_the_dataclasss() -> None:
+    built = task_ids(KEYS)
+    called = tuple(T(c, i) for c, i in KEYS)
+    assert built == called
+    assert [hash(t) for t in built] == [hash(t) for t in called]
+    assert sorted(built) == sorted(called)
+    assert [repr(t) for t in built] == [repr(t) for t in called]
+    assert [str(t) for t in built] == ["b-1", "a-0", "a-300", "long-connector-name-7"]
+    assert pickle.loads(pickle.dumps(built)) == called
+    assert task_keys(built) == KEYS
+
+
+def test_ids_built_in_bulk_stay_frozen_and_the_dataclass_has_nothing_init_would_run() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        task_ids(KEYS)[0].task = 5  # type: ignore[misc]
+    # task_ids sets the slots without calling __init__: it must have nothing else to do.
+    assert [f.name for f in dataclasses.fields(T)] == ["connector", "task"]
+    assert not hasattr(T, "__post_init__")
+
+
+def test_an_empty_set_of_keys_keeps_nothing_and_drops_nothing() -> None:
+    work = ConnectorsAndTasks(("a",), (T("a", 0),))
+    none = Keys(frozenset(), frozenset())
+    assert none.within(work) == ConnectorsAndTasks()
+    assert none.outside(work) is work
+    assert Keys.of(work).within(work) == work
+    assert Keys.of(work).outside(work) == ConnectorsAndTasks()
