@@ -23,6 +23,9 @@ log = logging.getLogger(__name__)
 #: The Maven project, beside this package in the source tree (an editable install).
 JVM_PROJECT = Path(__file__).resolve().parents[2] / "jvm"
 FACADE_CLASS = "dev.kconnect.java.PluginFacade"
+#: The Spark entry of Java tasks: compiled against the Spark jars that run it (`spark_entry_jar`).
+SPARK_ENTRY = JVM_PROJECT / "spark-entry" / "ExecutorTask.java"
+SPARK_ENTRY_CLASS = "dev.kconnect.java.spark.ExecutorTask"
 _MARKER = "build.complete"
 
 
@@ -51,10 +54,11 @@ def source_hash(project: Path = JVM_PROJECT) -> str:
 
 
 def tool(name: str) -> str:
-    """The path of `name` (``java`` or ``mvn``): ``$JAVA_HOME/bin`` for java, else PATH."""
+    """The path of `name` (``java``, ``javac``, ``jar`` or ``mvn``): ``$JAVA_HOME/bin`` for the JDK's
+    tools, else PATH."""
     java_home = os.environ.get("JAVA_HOME")
-    if name == "java" and java_home and (Path(java_home) / "bin" / "java").is_file():
-        return str(Path(java_home) / "bin" / "java")
+    if name != "mvn" and java_home and (Path(java_home) / "bin" / name).is_file():
+        return str(Path(java_home) / "bin" / name)
     found = shutil.which(name)
     if found is None:
         raise JavaBuildError(
@@ -101,3 +105,35 @@ def _build(project: Path, build: Path) -> None:
     shutil.copy2(copy / "target" / "kconnect-java-facade.jar", lib / "kconnect-java-facade.jar")
     (build / _MARKER).write_text(f"{len(list(lib.glob('*.jar')))} jars\n", encoding="utf-8")
     log.info("Built kconnect's Java part in %.1f s", time.monotonic() - started)
+
+
+def spark_entry_jar(spark_jars: Path, source: Path = SPARK_ENTRY) -> Path:
+    """The jar of ``ExecutorTask`` (`SPARK_ENTRY`), compiled with javac against the Spark jars in
+    `spark_jars` (PySpark's ``jars`` folder) once per source and Spark version, as the facade is.
+
+    It implements Spark's ``FlatMapFunction``, so it is built against the Spark that runs it; Maven
+    is not needed (Spark's jars are already here).
+    """
+    digest = hashlib.sha256(source.read_bytes())
+    for jar in sorted(spark_jars.glob("spark-core*.jar")):
+        digest.update(jar.name.encode())
+    build = cache_root() / f"java-spark-entry-{digest.hexdigest()[:16]}"
+    jar = build / "kconnect-java-spark.jar"
+    if not (build / _MARKER).is_file():
+        build.mkdir(parents=True, exist_ok=True)
+        with (build / ".lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (build / _MARKER).is_file():
+                classes = build / "classes"
+                shutil.rmtree(classes, ignore_errors=True)
+                javac = [tool("javac"), "--release", "17", "-cp", str(spark_jars / "*"), "-d", str(classes)]
+                _run([*javac, str(source)], "javac")
+                _run([tool("jar"), "cf", str(jar), "-C", str(classes), "."], "jar")
+                (build / _MARKER).write_text("1 jar\n", encoding="utf-8")
+    return jar
+
+
+def _run(command: list[str], what: str) -> None:
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise JavaBuildError(f"{what} exited with {result.returncode}: {result.stdout}{result.stderr}")

@@ -22,6 +22,13 @@ from kconnect_java.connector import ConnectorContext, Facade, JavaConnector, Jav
 
 _TYPES = {t.value: t for t in PluginType}
 
+TRANSFORMS = "transforms"
+#: The error validate gives ``transforms`` on a Java connector: its tasks' records move in a JVM.
+TRANSFORMS_REFUSED = (
+    "kconnect cannot run transformations on a Java connector's records yet (Python or Java ones): "
+    "remove transforms from this config"
+)
+
 #: What a Java plugin is called in the 400 that refuses to run it.
 _KINDS = {
     PluginType.SOURCE: "connector",
@@ -100,7 +107,14 @@ class JavaPluginInstance:
         self.connector.stop()
 
     def validate(self, config: Mapping[str, str]) -> Mapping[str, ConfigValue]:
-        """The connector's own ConfigValues for `config`, as its Java ``validate`` answers them."""
+        """The connector's own ConfigValues for `config`, as its Java ``validate`` answers them, and
+        an error on ``transforms`` when it names any (`TRANSFORMS_REFUSED`)."""
+        values = dict(self._own_values(config))
+        if (config.get(TRANSFORMS) or "").strip():
+            values[TRANSFORMS] = ConfigValue(TRANSFORMS, config[TRANSFORMS], [], [TRANSFORMS_REFUSED], True)
+        return values
+
+    def _own_values(self, config: Mapping[str, str]) -> Mapping[str, ConfigValue]:
         if self.plugin.facade is None:
             return self.plugin.config_def.validate(config)
         request = {
@@ -152,9 +166,8 @@ def _parsed(name: str, text: Any, config_type: ConfigType | None) -> object:
 class JavaPlugin:
     """One Java plugin class (one version of it) found on ``plugin.path``: a registry entry.
 
-    Satisfies `kconnect.plugin_registry.FoundPlugin`. It does not run in this version: a connector
-    config naming it (connector, converter, transformation, predicate) is refused on create
-    (`refuse_to_run`).
+    Satisfies `kconnect.plugin_registry.FoundPlugin`. A connector runs; a config naming any other
+    Java plugin (converter, transformation, predicate) is refused on create (`refuse_to_run`).
     """
 
     class_name: str
@@ -172,8 +185,11 @@ class JavaPlugin:
         """An instance for validation (see `JavaPluginInstance`)."""
         return JavaPluginInstance(self)
 
-    def refuse_to_run(self) -> BadRequestError:
-        """The 400 a create or update naming this plugin answers: Java plugins cannot run yet."""
+    def refuse_to_run(self) -> BadRequestError | None:
+        """The 400 a create or update naming this plugin answers, or None: a Java connector runs
+        (its instance in the facade JVM, its tasks on Spark's JVMs), other Java plugins cannot yet."""
+        if self.type in (PluginType.SOURCE, PluginType.SINK):
+            return None
         kind = _KINDS[self.type]
         return BadRequestError(
             f"{self.class_name} (version {self.version}, from {self.location}) is a Java {kind}: "

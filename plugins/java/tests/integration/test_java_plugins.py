@@ -6,7 +6,7 @@ classes answer to its names) and one Java ``ConnectStandalone`` 4.3.1 worker (wi
 one folder and ``connect-file-4.2.0.jar`` in another, both fetched from Maven Central with Maven.
 Both jars report the version of the Kafka they run on (4.3.1), so each class is one plugin.
 Compared exactly: the connect-file entries of ``GET /connector-plugins?connectorsOnly=false`` and
-``GET /connector-plugins/{plugin}/config``. A create naming a Java connector answers 400.
+``GET /connector-plugins/{plugin}/config``. A create naming a Java transformation answers 400.
 """
 
 from __future__ import annotations
@@ -166,8 +166,15 @@ def test_two_versions_listed_and_the_newest_described(
 @pytest.mark.parametrize(
     ("config", "refused"),
     [
-        ({"connector.class": "FileStreamSinkConnector", "topics": "t", "file": "/dev/null"}, "connector"),
-        ({"connector.class": "FileStreamSink"}, "connector"),  # refused before its config is checked
+        (
+            {
+                "connector.class": "FileStreamSink",
+                "topics": "t",
+                "transforms": "noop",
+                "transforms.noop.type": "kconnect.test.NoopTransformation",
+            },
+            "transformation",
+        ),
         (
             {
                 "connector.class": "JdbcSinkConnector",

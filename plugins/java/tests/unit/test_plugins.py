@@ -7,7 +7,7 @@ from typing import Any
 
 from kconnect.config import ConfigKeyInfo, ConfigValueInfo
 from kconnect.plugin_registry import PluginType
-from kconnect_java.plugins import config_def_of, config_values_of, found_plugins
+from kconnect_java.plugins import TRANSFORMS_REFUSED, config_def_of, config_values_of, found_plugins
 
 #: Keys as Java Kafka Connect 4.3.1's REST API renders FileStreamSourceConnector's ConfigDef.
 SOURCE_KEYS: list[dict[str, Any]] = [
@@ -95,3 +95,13 @@ def test_java_config_values_render_back_as_java_wrote_them() -> None:
         for v in values
     ]
     assert rendered == java_values
+
+
+def test_validate_of_a_java_connector_refuses_transforms() -> None:
+    scan = {"plugins": [{**_entry("org.example.Source", "1.0", "file:/p", "source"), "config": SOURCE_KEYS}]}
+    (source,) = found_plugins(scan)
+    values = source().validate(
+        {"topic": "t", "transforms": "mask", "transforms.mask.type": "MaskField$Value"}
+    )
+    assert values["transforms"].errors == [TRANSFORMS_REFUSED]
+    assert "transforms" not in source().validate({"topic": "t", "transforms": " "})

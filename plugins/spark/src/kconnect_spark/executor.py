@@ -41,6 +41,7 @@ from kconnect.executor import Placement, TaskHost, TaskListener, TaskSpec
 from kconnect.model import ConnectorTaskId, TargetState
 from kconnect.worker_config import WorkerConfig
 
+from kconnect_spark import java_job
 from kconnect_spark.class_archive import archive_path, build_in_background, driver_java_options
 from kconnect_spark.class_archive import enabled as class_archive_enabled
 from kconnect_spark.control_server import ControlServer
@@ -311,9 +312,12 @@ class SparkExecutor:
         host.launched = True
         self._server.add_host(host)
         launch = HostLaunch(host.label, self._control_host, self._server.port, host.token, host.capacity)
-        threading.Thread(
-            target=self._run_job, args=(host, launch), name=f"kconnect-{host.job_group}", daemon=True
-        ).start()
+        job: tuple[Any, ...] = (self._run_job, host, launch)
+        if host.runs and host.runs[0].spec.runtime == "java":
+            run = host.runs[0]
+            java = java_job.launch(run.spec, self._control_host, self._server.port, host.token, run.token)
+            job = (self._run_java_job, host, java)
+        threading.Thread(target=job[0], args=job[1:], name=f"kconnect-{host.job_group}", daemon=True).start()
 
     def _run_job(self, host: HostRun, launch: HostLaunch) -> None:
         """Driver thread: submit the host's one-partition job and wait for it to end."""
@@ -322,6 +326,17 @@ class SparkExecutor:
         error: str | None = None
         try:
             context.parallelize([pickle.dumps(launch)], 1).mapPartitions(run_partition).collect()
+        except Exception:
+            error = traceback.format_exc()
+        self._call_soon(self._host_ended, host, error)
+
+    def _run_java_job(self, host: HostRun, launch: str) -> None:
+        """Driver thread: submit a Java task's job (`kconnect_spark.java_job`) and wait for it to end."""
+        context = self._session.sparkContext
+        context.setJobGroup(host.job_group, f"kconnect {host.label} (Java)", interruptOnCancel=True)
+        error: str | None = None
+        try:
+            java_job.run(context, launch)
         except Exception:
             error = traceback.format_exc()
         self._call_soon(self._host_ended, host, error)

@@ -39,7 +39,9 @@ class HostPool:
 
     def place(self, run: TaskRun, spread: int) -> None:
         """Put `run` on a host with room, or on a new one (submitted at once); tell a started host."""
-        dedicated = self.capacity == 1 or wants_dedicated(run.spec.connector_config)
+        # A Java task runs in a Spark task of its own, on an executor JVM (`kconnect_spark.java_job`).
+        java = run.spec.runtime == "java"
+        dedicated = self.capacity == 1 or java or wants_dedicated(run.spec.connector_config)
         host = None if dedicated else place(self.hosts, spread=spread)
         if host is None:
             capacity = 1 if dedicated else self.capacity

@@ -74,3 +74,14 @@ def test_a_host_that_ends_ends_every_task_on_it_with_its_error() -> None:
     assert a.job_ended.is_set() and b.job_ended.is_set()
     assert a.spark_error == b.spark_error == "Python worker exited unexpectedly"
     assert hosts.hosts == [] and hosts.launched() == []
+
+
+def test_a_java_task_gets_a_host_of_its_own() -> None:
+    hosts, submitted = pool()
+    hosts.place(run("a"), spread=1)
+    java = TaskRun(
+        TaskSpec(ConnectorTaskId("java", 0), "sink", "x.Task", {}, {}, {}, runtime="java"),
+        TargetState.STARTED,
+    )
+    hosts.place(java, spread=1)
+    assert java.host is submitted[1] and submitted[1].dedicated and submitted[1].label == "task java-0"

@@ -1,0 +1,226 @@
+package dev.kconnect.java.task;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.sink.ErrantRecordReporter;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.apache.kafka.connect.storage.Converter;
+import org.apache.kafka.connect.storage.HeaderConverter;
+
+/**
+ * A Java sink task's loop, as Kafka's WorkerSinkTask runs one: consume the connector's topics in
+ * group {@code connect-<connector>}, convert with the Java converters, {@code put}, and commit what
+ * {@code preCommit} allows to the consumer group every {@code offset.flush.interval.ms}, on pause
+ * and on stop. Partitions are opened and closed on the task as the group assigns them.
+ */
+final class SinkLoop {
+  private final TaskSetup setup;
+  private final ControlChannel control;
+  private final Map<TopicPartition, OffsetAndMetadata> consumed = new HashMap<>();
+  private final Set<String> topics = new HashSet<>();
+  private KafkaConsumer<byte[], byte[]> consumer;
+  private SinkTask task;
+
+  SinkLoop(TaskSetup setup, ControlChannel control) {
+    this.setup = setup;
+    this.control = control;
+  }
+
+  /** Runs the task until the target is STOPPED; offsets committed before it returns. */
+  void run() throws Exception {
+    task = setup.instance(setup.taskConfig.get("task.class"), SinkTask.class);
+    Converter keys = setup.converter("key.converter", true);
+    Converter values = setup.converter("value.converter", false);
+    HeaderConverter headers = setup.headerConverter();
+    try (Metrics metrics = new Metrics()) {
+      consumer = new KafkaConsumer<>(setup.consumerConfig());
+      PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("connector", setup.connectorName));
+      task.initialize(new Context(pluginMetrics));
+      task.start(setup.taskConfig);
+      subscribe();
+      control.send(report("running"));
+      long nextCommit = System.currentTimeMillis() + setup.flushIntervalMs();
+      try {
+        String target;
+        while (!(target = control.target()).equals("STOPPED")) {
+          if (target.equals("PAUSED")) {
+            commit();
+            consumer.pause(consumer.assignment());
+            control.send(report("paused"));
+            while (control.target().equals("PAUSED")) {
+              consumer.poll(Duration.ofMillis(500)); // keeps the group membership; returns nothing
+            }
+            consumer.resume(consumer.paused());
+            if (control.target().equals("STARTED")) {
+              control.send(report("running"));
+            }
+            continue;
+          }
+          List<SinkRecord> batch = new ArrayList<>();
+          for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+            batch.add(convert(record, keys, values, headers));
+            consumed.put(
+                new TopicPartition(record.topic(), record.partition()),
+                new OffsetAndMetadata(record.offset() + 1));
+          }
+          task.put(batch);
+          if (System.currentTimeMillis() >= nextCommit) {
+            commit();
+            nextCommit = System.currentTimeMillis() + setup.flushIntervalMs();
+          }
+        }
+        if (!control.lost()) {
+          commit();
+        }
+        task.close(new ArrayList<>(consumer.assignment()));
+      } finally {
+        task.stop();
+        consumer.close();
+      }
+    }
+  }
+
+  private void subscribe() {
+    Listener listener = new Listener();
+    String regex = setup.connector.get("topics.regex");
+    if (regex != null && !regex.isBlank()) {
+      consumer.subscribe(Pattern.compile(regex.trim()), listener);
+      return;
+    }
+    List<String> names = new ArrayList<>();
+    for (String name : setup.connector.getOrDefault("topics", "").split(",")) {
+      if (!name.isBlank()) {
+        names.add(name.trim());
+      }
+    }
+    consumer.subscribe(names, listener);
+  }
+
+  private SinkRecord convert(
+      ConsumerRecord<byte[], byte[]> record, Converter keys, Converter values, HeaderConverter headerConverter)
+      throws Exception {
+    if (topics.add(record.topic())) {
+      control.send(report("topic").put("topic", record.topic()));
+    }
+    SchemaAndValue key = keys.toConnectData(record.topic(), record.headers(), record.key());
+    SchemaAndValue value = values.toConnectData(record.topic(), record.headers(), record.value());
+    ConnectHeaders headers = new ConnectHeaders();
+    for (org.apache.kafka.common.header.Header header : record.headers()) {
+      SchemaAndValue converted = headerConverter.toConnectHeader(record.topic(), header.key(), header.value());
+      headers.add(header.key(), converted);
+    }
+    return new SinkRecord(
+        record.topic(), record.partition(), key.schema(), key.value(), value.schema(), value.value(),
+        record.offset(), record.timestamp(), record.timestampType(), headers);
+  }
+
+  /** Flushes the task (preCommit) and commits what it allows to the consumer group. */
+  private void commit() {
+    if (consumed.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> allowed = task.preCommit(new HashMap<>(consumed));
+    if (allowed != null && !allowed.isEmpty()) {
+      consumer.commitSync(allowed);
+    }
+  }
+
+  private static ObjectNode report(String type) {
+    return ControlChannel.JSON.createObjectNode().put("type", type);
+  }
+
+  /** Opens and closes partitions on the task as the group assigns them (Kafka's order). */
+  private final class Listener implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      task.open(partitions);
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      commit();
+      task.close(partitions);
+      partitions.forEach(consumed::remove);
+    }
+  }
+
+  /** The task's context: its configs, its assignment, pause and resume of partitions. */
+  private final class Context implements SinkTaskContext {
+    private final PluginMetrics metrics;
+
+    Context(PluginMetrics metrics) {
+      this.metrics = metrics;
+    }
+
+    @Override
+    public Map<String, String> configs() {
+      return setup.taskConfig;
+    }
+
+    @Override
+    public void offset(Map<TopicPartition, Long> offsets) {
+      offsets.forEach(consumer::seek);
+    }
+
+    @Override
+    public void offset(TopicPartition partition, long offset) {
+      consumer.seek(partition, offset);
+    }
+
+    @Override
+    public void timeout(long timeoutMs) {
+      // kconnect's Java sink loop polls every 500 ms; a retry timeout is not kept yet
+    }
+
+    @Override
+    public Set<TopicPartition> assignment() {
+      return consumer.assignment();
+    }
+
+    @Override
+    public void pause(TopicPartition... partitions) {
+      consumer.pause(Arrays.asList(partitions));
+    }
+
+    @Override
+    public void resume(TopicPartition... partitions) {
+      consumer.resume(Arrays.asList(partitions));
+    }
+
+    @Override
+    public void requestCommit() {
+      // commits follow offset.flush.interval.ms
+    }
+
+    @Override
+    public ErrantRecordReporter errantRecordReporter() {
+      return null;
+    }
+
+    @Override
+    public PluginMetrics pluginMetrics() {
+      return metrics;
+    }
+  }
+}

@@ -1,0 +1,193 @@
+package dev.kconnect.java.task;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.connect.runtime.isolation.PluginDesc;
+import org.apache.kafka.connect.runtime.isolation.Plugins;
+import org.apache.kafka.connect.storage.Converter;
+import org.apache.kafka.connect.storage.HeaderConverter;
+import org.apache.kafka.connect.storage.SimpleHeaderConverter;
+
+/**
+ * What a Java task needs from its launch (a TaskSpec as JSON, written by kconnect_spark.java_job):
+ * its connector's class loader from Kafka's scan of {@code plugin.path}, the task instance, its
+ * converters (connector config first, then the worker's, as Kafka picks them), and its producer or
+ * consumer configs with the worker's {@code producer.}/{@code consumer.} keys and the connector's
+ * {@code producer.override.}/{@code consumer.override.} keys.
+ */
+final class TaskSetup {
+  final JsonNode launch;
+  final String taskId;
+  final String connectorName;
+  final Map<String, String> worker;
+  final Map<String, String> connector;
+  final Map<String, String> taskConfig;
+  final ClassLoader loader;
+
+  TaskSetup(JsonNode launch) {
+    this.launch = launch;
+    this.worker = strings(launch.path("worker"));
+    this.connector = strings(launch.path("connector_config"));
+    this.taskConfig = strings(launch.path("task_config"));
+    this.connectorName = launch.path("connector").asText();
+    this.taskId = connectorName + "-" + launch.path("task").asInt();
+    this.loader = connectorLoader(worker, connector.get("connector.class"), connector.get("connector.plugin.version"));
+  }
+
+  /**
+   * The class loader Kafka's isolation gives the connector. ServiceLoader discovery first: the
+   * same loaders, without reading every class of the classpath (a reflective scan takes tens of
+   * seconds on a busy executor); the worker's own {@code plugin.discovery} when that finds nothing.
+   */
+  private static ClassLoader connectorLoader(Map<String, String> worker, String className, String version) {
+    Map<String, String> scan = new HashMap<>();
+    scan.put("plugin.path", worker.getOrDefault("plugin.path", ""));
+    scan.put("plugin.discovery", "service_load");
+    PluginDesc<?> chosen = chosen(new Plugins(scan), className, version);
+    if (chosen == null) {
+      scan.remove("plugin.discovery");
+      if (worker.containsKey("plugin.discovery")) {
+        scan.put("plugin.discovery", worker.get("plugin.discovery"));
+      }
+      chosen = chosen(new Plugins(scan), className, version);
+    }
+    if (chosen == null) {
+      throw new IllegalStateException("No Java connector " + className + " on plugin.path in this JVM");
+    }
+    return chosen.loader();
+  }
+
+  private static PluginDesc<?> chosen(Plugins plugins, String className, String version) {
+    PluginDesc<?> chosen = null;
+    for (PluginDesc<?> desc : plugins.connectors()) {
+      boolean named = desc.className().equals(className) && !desc.location().equals("classpath");
+      boolean wanted = version == null || version.isBlank() || desc.version().equals(version.trim());
+      if (named && wanted && (chosen == null || desc.compareTo(chosen) > 0)) {
+        chosen = desc;
+      }
+    }
+    return chosen;
+  }
+
+  /** A new instance of {@code className} from the connector's class loader. */
+  <T> T instance(String className, Class<T> type) throws Exception {
+    return type.cast(Class.forName(className, true, loader).getDeclaredConstructor().newInstance());
+  }
+
+  /** The key or value converter, configured as Kafka configures it (its prefixed keys). */
+  Converter converter(String key, boolean isKey) throws Exception {
+    String className = connector.getOrDefault(key, worker.get(key));
+    if (className == null) {
+      throw new IllegalStateException(key + " is not set in the worker or connector config");
+    }
+    Converter converter = instance(className.trim(), Converter.class);
+    converter.configure(prefixed(key + ".", connector.containsKey(key) ? connector : worker), isKey);
+    return converter;
+  }
+
+  /** The header converter: {@code header.converter}, else Kafka's default SimpleHeaderConverter. */
+  HeaderConverter headerConverter() throws Exception {
+    String key = "header.converter";
+    String className = connector.getOrDefault(key, worker.get(key));
+    HeaderConverter converter = className == null
+        ? new SimpleHeaderConverter()
+        : instance(className.trim(), HeaderConverter.class);
+    Map<String, Object> config = new HashMap<>(prefixed(key + ".", connector.containsKey(key) ? connector : worker));
+    config.put("converter.type", "header");
+    converter.configure(config);
+    return converter;
+  }
+
+  /** The source task's producer: Kafka's worker defaults, then producer.*, then producer.override.*. */
+  Map<String, Object> producerConfig() {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, worker.getOrDefault("bootstrap.servers", "localhost:9092"));
+    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+    config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.toString(Integer.MAX_VALUE));
+    config.put(ProducerConfig.CLIENT_ID_CONFIG, "connector-producer-" + taskId);
+    config.putAll(prefixed("producer.", worker));
+    config.putAll(prefixed("producer.override.", connector));
+    return config;
+  }
+
+  /** The sink task's consumer: group {@code connect-<connector>}, offsets committed by the loop. */
+  Map<String, Object> consumerConfig() {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, worker.getOrDefault("bootstrap.servers", "localhost:9092"));
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, "connect-" + connectorName);
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    config.put(ConsumerConfig.CLIENT_ID_CONFIG, "connector-consumer-" + taskId);
+    config.putAll(prefixed("consumer.", worker));
+    config.putAll(prefixed("consumer.override.", connector));
+    return config;
+  }
+
+  /** {@code offset.flush.interval.ms} of the worker (Kafka's default: 60 s). */
+  long flushIntervalMs() {
+    return Long.parseLong(worker.getOrDefault("offset.flush.interval.ms", "60000").trim());
+  }
+
+  static Map<String, String> prefixed(String prefix, Map<String, String> props) {
+    Map<String, String> found = new HashMap<>();
+    props.forEach((k, v) -> {
+      if (k.startsWith(prefix) && k.length() > prefix.length()) {
+        found.put(k.substring(prefix.length()), v);
+      }
+    });
+    return found;
+  }
+
+  static Map<String, String> strings(JsonNode node) {
+    Map<String, String> map = new HashMap<>();
+    node.fields().forEachRemaining(e -> map.put(e.getKey(), e.getValue().isNull() ? null : e.getValue().asText()));
+    return map;
+  }
+
+  /**
+   * A JSON offset or partition as Kafka's offset store gives it back (schemaless JsonConverter):
+   * integers as Long, decimals as Double, objects as maps, arrays as lists.
+   */
+  static Object plain(JsonNode node) {
+    if (node == null || node.isNull() || node.isMissingNode()) {
+      return null;
+    }
+    if (node.isIntegralNumber()) {
+      return node.asLong();
+    }
+    if (node.isNumber()) {
+      return node.asDouble();
+    }
+    if (node.isBoolean()) {
+      return node.asBoolean();
+    }
+    if (node.isTextual()) {
+      return node.asText();
+    }
+    if (node.isArray()) {
+      List<Object> list = new ArrayList<>();
+      node.forEach(item -> list.add(plain(item)));
+      return list;
+    }
+    Map<String, Object> map = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> entry = it.next();
+      map.put(entry.getKey(), plain(entry.getValue()));
+    }
+    return map;
+  }
+}

@@ -1,0 +1,152 @@
+"""Kafka's own FileStream connectors (``connect-file`` 4.3.1 from Maven Central, on ``plugin.path``)
+run on kconnect: the connector instance in the facade JVM, each task in a Spark task on an
+executor JVM (the embedded local Spark), reporting over the control channel as Python tasks do.
+
+The Python FileStream plugin is disabled, so Kafka's Java classes answer to their names. A
+sample-like file goes through a topic into a file: the sink is identical to the source; status
+shows RUNNING with the worker's id; pause, resume, stop and restart act on the Java tasks; a
+restart resumes from the committed source offset with no line lost or repeated; a sink that cannot
+open its file is FAILED with Java's stack trace.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kconnect_java.plugins import TRANSFORMS_REFUSED
+
+from plugins.java.tests.integration.connect_file import fetch_connect_file
+from tests.worker_process import WorkerProcess
+
+pytestmark = pytest.mark.integration
+
+SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+STRING = "org.apache.kafka.connect.storage.StringConverter"
+
+
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[WorkerProcess]:
+    """A standalone kconnect worker with Kafka's connect-file 4.3.1 on its plugin.path."""
+    folder = tmp_path_factory.mktemp("java-tasks")
+    props = {
+        "bootstrap.servers": kafka_bootstrap,
+        "offset.storage.file.filename": str(folder / "offsets"),
+        "offset.flush.interval.ms": "500",
+        "key.converter": STRING,
+        "value.converter": STRING,
+        "plugin.path": str(fetch_connect_file("4.3.1")),
+        "spark.master": "local[3]",
+    }
+    ours = WorkerProcess(folder, props, env={"KCONNECT_DISABLE_PLUGINS": "file"})
+    ours.start(timeout=300)  # the first start builds the Java part with Maven
+    try:
+        yield ours
+    finally:
+        ours.stop()
+
+
+def _create(worker: WorkerProcess, name: str, config: dict[str, str]) -> None:
+    response = worker.request("PUT", f"/connectors/{name}/config", {"name": name, **config})
+    assert response.status_code in (200, 201), response.text
+
+
+def _pipeline(worker: WorkerProcess, folder: Path) -> tuple[str, str, Path, Path]:
+    """A Java source from `folder`/in.txt to a fresh topic and a Java sink from it to out.txt."""
+    stem = uuid.uuid4().hex[:8]
+    source, sink, topic = f"src-{stem}", f"sink-{stem}", f"java-lines-{stem}"
+    source_file, sink_file = folder / f"in-{stem}.txt", folder / f"out-{stem}.txt"
+    source_file.write_text("", encoding="utf-8")
+    _create(worker, source, {"connector.class": SOURCE, "file": str(source_file), "topic": topic})
+    _create(worker, sink, {"connector.class": SINK, "file": str(sink_file), "topics": topic})
+    return source, sink, source_file, sink_file
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+
+
+def _append(path: Path, lines: list[str]) -> None:
+    with path.open("a", encoding="utf-8") as out:
+        out.writelines(line + "\n" for line in lines)
+
+
+def _wait_copied(worker: WorkerProcess, source_file: Path, sink_file: Path) -> None:
+    worker.wait_for("the sink file to equal the source", lambda: _lines(sink_file) == _lines(source_file))
+
+
+def _states(status: dict[str, Any]) -> list[str]:
+    return [status["connector"]["state"], *(task["state"] for task in status["tasks"])]
+
+
+def test_java_file_pipeline_copies_pauses_resumes_and_restarts(worker: WorkerProcess, tmp_path: Path) -> None:
+    source, sink, source_file, sink_file = _pipeline(worker, tmp_path)
+    # ASCII, as Kafka's sample: FileStreamSourceTask's offset counts characters and a restart skips
+    # that many bytes, so on Java Connect too a restart lands mid-line after a non-ASCII character.
+    first = [f"line {i} of Kafka's sample, with spaces  " for i in range(200)]
+    _append(source_file, first)
+    for name in (source, sink):
+        status = worker.wait_for_state(name, "RUNNING", tasks=1, fail_fast=True)
+        assert status["tasks"][0]["worker_id"] == status["connector"]["worker_id"]
+    _wait_copied(worker, source_file, sink_file)
+
+    assert worker.request("PUT", f"/connectors/{source}/pause").status_code == 202
+    worker.wait_for_state(source, "PAUSED", tasks=1)
+    _append(source_file, ["written while paused"])
+    assert worker.request("PUT", f"/connectors/{source}/resume").status_code == 202
+    worker.wait_for_state(source, "RUNNING", tasks=1, fail_fast=True)
+    _wait_copied(worker, source_file, sink_file)
+
+    # A restart resumes from the committed offset: nothing lost, nothing read twice.
+    restart = worker.request("POST", f"/connectors/{source}/restart?includeTasks=true")
+    assert restart.status_code in (202, 204), restart.text
+    worker.wait_for_state(source, "RUNNING", tasks=1, fail_fast=True)
+    _append(source_file, [f"after the restart {i}" for i in range(50)])
+    _wait_copied(worker, source_file, sink_file)
+
+    assert worker.request("PUT", f"/connectors/{sink}/stop").status_code == 204
+    worker.wait_for("the sink to be STOPPED", lambda: _states(worker.status(sink)) == ["STOPPED"])
+    _append(source_file, ["written while the sink is stopped"])
+    assert worker.request("PUT", f"/connectors/{sink}/resume").status_code == 202
+    worker.wait_for_state(sink, "RUNNING", tasks=1, fail_fast=True)
+    _wait_copied(worker, source_file, sink_file)
+    assert len(_lines(sink_file)) == 252
+    for name in (source, sink):
+        assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
+
+
+def test_a_java_task_that_fails_shows_javas_stack_trace(worker: WorkerProcess, tmp_path: Path) -> None:
+    name = f"failing-{uuid.uuid4().hex[:8]}"
+    missing = tmp_path / "no-such-folder" / "out.txt"
+    _create(worker, name, {"connector.class": SINK, "file": str(missing), "topics": "java-failing"})
+    worker.wait_for("the sink task to fail", lambda: worker.status(name)["tasks"][0]["state"] == "FAILED")
+    status = worker.status(name)
+    trace = status["tasks"][0]["trace"]
+    assert "org.apache.kafka.connect.errors.ConnectException" in trace
+    assert "at org.apache.kafka.connect.file.FileStreamSinkTask.start" in trace
+    assert status["connector"]["state"] == "RUNNING"
+
+
+def test_a_java_connector_with_a_python_transformation_is_refused_at_validate(worker: WorkerProcess) -> None:
+    config = {
+        "name": "with-python-smt",
+        "connector.class": SINK,
+        "topics": "t",
+        "file": "/tmp/out.txt",
+        "transforms": "insert",
+        "transforms.insert.type": "org.apache.kafka.connect.transforms.InsertField$Value",
+        "transforms.insert.static.field": "f",
+        "transforms.insert.static.value": "v",
+    }
+    response = worker.request("PUT", "/connector-plugins/FileStreamSinkConnector/config/validate", config)
+    assert response.status_code == 200, response.text
+    errors = {
+        c["value"]["name"]: c["value"]["errors"] for c in response.json()["configs"] if c["value"]["errors"]
+    }
+    assert errors == {"transforms": [TRANSFORMS_REFUSED]}
+    created = worker.request("POST", "/connectors", {"name": "with-python-smt", "config": config})
+    assert created.status_code == 400 and TRANSFORMS_REFUSED in created.json()["message"]

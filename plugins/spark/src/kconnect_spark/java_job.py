@@ -1,0 +1,72 @@
+"""Java connector tasks on Spark: a one-partition Spark job whose Spark task runs Java on an executor JVM.
+
+A task whose `TaskSpec.runtime` is ``java`` (a connector found on ``plugin.path`` by kconnect-java)
+gets a host of its own; its job is submitted from the driver through py4j (``sc._jsc``), with
+kconnect-java's ``ExecutorTask`` as the partition function: no Python worker process runs it.
+``ExecutorTask`` (given to Spark with ``addJar``) loads kconnect's facade and Kafka's jars in a
+class loader of their own on the executor and runs the task's Java loop, which reports over the
+same control channel as Python tasks (as a host, then as the task: `kconnect_spark.control_server`).
+The facade's jars and the worker's ``plugin.path`` must be at the same paths on every node.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from kconnect.executor import TaskSpec
+
+_added: set[str] = set()
+_added_lock = threading.Lock()
+
+
+def launch(spec: TaskSpec, host: str, port: int, host_token: str, token: str) -> str:
+    """The JSON a Java task starts from: its spec and how to reach the worker (``TaskMain.java``)."""
+    return json.dumps(
+        {
+            "host": host,
+            "port": port,
+            "host_token": host_token,
+            "token": token,
+            "connector": spec.id.connector,
+            "task": spec.id.task,
+            "generation": spec.generation,
+            "kind": spec.kind,
+            "connector_config": dict(spec.connector_config),
+            "task_config": dict(spec.task_config),
+            "worker": dict(spec.worker),
+        }
+    )
+
+
+def run(context: Any, launch_json: str) -> None:
+    """Driver thread: run one Java task's job (its job group set by the caller) until it ends.
+
+    Builds kconnect-java's jars on first use (`kconnect_java.build`); raises what Spark raised when
+    the job failed.
+    """
+    try:
+        from kconnect_java.build import SPARK_ENTRY_CLASS, facade_classpath, spark_entry_jar
+    except ImportError as exc:  # the executor runs a java task only when kconnect-java found it
+        raise RuntimeError("Java tasks need kconnect-java installed beside kconnect-spark") from exc
+    import pyspark
+
+    entry = spark_entry_jar(Path(pyspark.__file__).parent / "jars")
+    classpath = os.pathsep.join(str(jar) for jar in facade_classpath())
+    with _added_lock:
+        if str(entry) not in _added:
+            context._jsc.addJar(str(entry))
+            _added.add(str(entry))
+    jvm = context._jvm
+    urls = context._gateway.new_array(jvm.java.net.URL, 1)
+    urls[0] = jvm.java.io.File(str(entry)).toURI().toURL()
+    parent = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    loader = jvm.java.net.URLClassLoader(urls, parent)
+    entry_class = jvm.java.lang.Class.forName(SPARK_ENTRY_CLASS, True, loader)
+    args = context._gateway.new_array(jvm.java.lang.Object, 1)
+    args[0] = classpath
+    function = entry_class.getConstructors()[0].newInstance(args)  # its one: (String classpath)
+    context._jsc.parallelize([launch_json], 1).mapPartitions(function).collect()
