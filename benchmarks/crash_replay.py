@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import contextlib
 import datetime
 import json
 import os
@@ -60,8 +61,8 @@ KILLS = 5
 SAMPLE = HERE.parent / "tests" / "fixtures" / "kafka-config" / "connect-distributed.properties"
 #: The one key set apart from the sample file, for both engines (see the module's docstring).
 REBALANCE_DELAY_MS = "1000"
-#: The copy is over once the topic holds at least a record per line and has not grown for this long
-#: (longer than the gap a kill leaves: the session timeout, 10 s, then a rebalance).
+#: The copy is over once the topic's newest record is the last line and the topic has not grown for
+#: this long (longer than the gap a kill leaves: the session timeout, 10 s, then a rebalance).
 QUIET_S = 20.0
 #: The longest wait for one step (a kill's mark reached, the copy's end).
 STEP_TIMEOUT_S = 900.0
@@ -235,6 +236,17 @@ class TopicEnd:
     def __call__(self) -> int:
         return int(self.consumer.get_watermark_offsets(self.partition, timeout=10, cached=False)[1])
 
+    def last_line(self) -> int:
+        """The line number of the topic's newest record (-1 if there is none)."""
+        end = self()
+        if not end:
+            return -1
+        self.consumer.assign([TopicPartition(self.partition.topic, 0, end - 1)])
+        for message in self.consumer.consume(1, timeout=10):
+            if not message.error():
+                return line_number(message.value())
+        return -1
+
     def close(self) -> None:
         """Close the client."""
         self.consumer.close()
@@ -295,6 +307,12 @@ class Runs:
         return self.kills
 
 
+def line_number(value: bytes) -> int:
+    """The number of the line a record carries (`engines.line`, inside the converter's JSON); -1 if none."""
+    at = value.find(b"line ")
+    return int(value[at + 5 : at + 14]) if at >= 0 else -1
+
+
 def read_topic(bootstrap: str, topic: str, lines: int, kill_ms: Sequence[int]) -> dict[str, Any]:
     """Read every record of the topic: duplicates, lost lines, and each kill's tally."""
     consumer = Consumer(
@@ -323,9 +341,7 @@ def read_topic(bootstrap: str, topic: str, lines: int, kill_ms: Sequence[int]) -
                 raise RuntimeError(f"reading {topic}: {message.error()}")
             position = message.offset() + 1
             records += 1
-            value = message.value()
-            at = value.find(b"line ")
-            number = int(value[at + 5 : at + 14]) if at >= 0 else -1
+            number = line_number(message.value())
             if not 0 <= number < lines:
                 strangers += 1
                 continue
@@ -403,15 +419,24 @@ def crash_run(
 def wait_copied(
     cluster: Cluster, written: TopicEnd, lines: int, started: float, progress: Progress, key: str
 ) -> float:
-    """Wait until the topic holds a record per line and stopped growing with the task running; the
-    copy's time, from the connector's creation to the last record."""
+    """Wait until the topic's newest record is the last line, and the topic stopped growing with the
+    task running; the copy's time, from the connector's creation to the last record.
+
+    The newest record tells a finished copy from a task that is only moving (a worker that joined
+    takes it over, its Spark session still starting): a successor always copies to the end.
+    """
     last, last_change, reported = -1, time.time(), time.time()
     deadline = time.monotonic() + STEP_TIMEOUT_S
     while time.monotonic() < deadline:
         now_written, now = written(), time.time()
         if now_written != last:
             last, last_change = now_written, now
-        elif now_written >= lines and now - last_change >= QUIET_S and cluster.running_task() is not None:
+        elif (
+            now_written >= lines
+            and now - last_change >= QUIET_S
+            and cluster.running_task() is not None
+            and written.last_line() == lines - 1
+        ):
             return last_change - started
         if now - reported > 15:
             progress(f"{key}: {now_written:,} records written")
@@ -506,6 +531,7 @@ def main() -> int:
         "--runs", default=",".join(s.key for s in SETTINGS), help="which of java,kconnect,kconnect-off"
     )
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep it (the workers' logs)")
     args = parser.parse_args()
     settings = [s for s in SETTINGS if s.key in args.runs.split(",")]
     began = time.monotonic()
@@ -515,7 +541,12 @@ def main() -> int:
 
     load_before = load_average()
     runs = []
-    with tempfile.TemporaryDirectory(prefix="kconnect-crash-") as tmp, KafkaBroker(heap="1g") as broker:
+    work = (
+        contextlib.nullcontext(str(args.keep))
+        if args.keep
+        else tempfile.TemporaryDirectory(prefix="kconnect-crash-")
+    )
+    with work as tmp, KafkaBroker(heap="1g") as broker:
         source = Path(tmp) / "lines.txt"
         progress(f"writing {args.lines:,} lines")
         write_lines(source, args.lines)
