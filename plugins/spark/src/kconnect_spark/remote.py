@@ -20,6 +20,7 @@ import itertools
 import logging
 import os
 import pickle
+import select
 import socket
 import sys
 import traceback
@@ -81,6 +82,7 @@ class SocketTaskControl:
         self._topics_resets = 0
         #: Why the channel broke, once it has.
         self.lost: str | None = None
+        self._hangup = _hangup_poll(writer)
 
     @property
     def target(self) -> TargetState:
@@ -89,7 +91,14 @@ class SocketTaskControl:
 
     @property
     def worker_lost(self) -> bool:
-        """Whether the channel to the worker broke (`lost` says why)."""
+        """Whether the channel to the worker broke (`lost` says why).
+
+        Asks the socket too: a source loop sending a poll's batches may not yield to the event
+        loop between them, so `read_loop` would see a SIGKILLed worker's end of the connection
+        only once the whole poll was sent.
+        """
+        if self.lost is None and self._hangup is not None and self._hangup.poll(0):
+            self._lose("the worker closed the connection")
         return self.lost is not None
 
     @property
@@ -209,6 +218,18 @@ class SocketTaskControl:
     async def report_stall(self, reason: str | None, stalled_s: float) -> None:
         """Tell the worker the task is stalled (`reason`) or moves again (None)."""
         await self.send({"type": "stall", "reason": reason, "stalled_s": stalled_s})
+
+
+def _hangup_poll(writer: asyncio.StreamWriter) -> select.poll | None:
+    """A poll object that answers at once whether the peer closed the connection (Linux's
+    ``POLLRDHUP``, without reading); None where the platform cannot tell."""
+    sock = writer.get_extra_info("socket")
+    rdhup = getattr(select, "POLLRDHUP", None)
+    if sock is None or rdhup is None:
+        return None
+    hangup = select.poll()
+    hangup.register(sock.fileno(), rdhup | select.POLLHUP)
+    return hangup
 
 
 async def run_task(launch: TaskLaunch) -> dict[str, str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -207,6 +208,18 @@ async def test_a_request_in_flight_when_the_channel_breaks_fails_at_once(channel
     with pytest.raises(ControlChannelLost):
         await asyncio.wait_for(commit, 5)
     reading.cancel()
+
+
+async def test_worker_lost_sees_the_worker_gone_before_the_read_loop_does() -> None:
+    # A source loop sending a poll may not yield to the event loop: the socket itself is asked.
+    task_end, worker_end = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=task_end)
+    control = SocketTaskControl(reader, writer, TargetState.STARTED)  # no read_loop running
+    assert not control.worker_lost
+    worker_end.close()
+    assert control.worker_lost
+    assert control.target is TargetState.STOPPED
+    writer.close()
 
 
 async def test_a_task_connection_ending_without_a_last_word_is_a_lost_channel(channel: Channel) -> None:
