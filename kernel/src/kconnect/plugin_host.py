@@ -210,14 +210,28 @@ class PluginHost:
             message += f", available connectors are: {available}"
         raise PluginError(message)
 
-    def connector(self, name: str) -> PluginDesc:
-        """The connector plugin named `name` (see `find`)."""
-        return self.find(name, *_CONNECTOR_TYPES)
+    def connector(self, name: str, version: str | None = None) -> PluginDesc:
+        """The connector plugin named `name` (see `find`).
 
-    def task_runtime(self, name: str) -> str:
-        """Where the tasks of connector `name` run: ``python`` for a registered class, or what a
-        found plugin says (its ``task_runtime``: ``java`` for kconnect-java's); see `TaskSpec.runtime`."""
-        return str(getattr(self.connector(name).cls, "task_runtime", "python"))
+        With `version` (a config's ``connector.plugin.version``, KIP-891) and a first answer of
+        another version, the plugin of exactly that version with the same class name or answering
+        to `name`: how a config reaches a Java class whose name a Python port shares
+        (``FileStreamSinkConnector`` 4.3.1 from ``plugin.path``). None of that version: the first.
+        """
+        plugin = self.find(name, *_CONNECTOR_TYPES)
+        wanted = (version or "").strip()
+        if not wanted or plugin.version == wanted:
+            return plugin
+        for other in self.plugins(*_CONNECTOR_TYPES):
+            if other.version == wanted and (other.class_name == plugin.class_name or name in other.names()):
+                return other
+        return plugin
+
+    def task_runtime(self, name: str, version: str | None = None) -> str:
+        """Where the tasks of connector `name` (`version`, see `connector`) run: ``python`` for a
+        registered class, or what a found plugin says (its ``task_runtime``: ``java`` for
+        kconnect-java's); see `TaskSpec.runtime`."""
+        return str(getattr(self.connector(name, version).cls, "task_runtime", "python"))
 
     def config_provider(self, name: str) -> PluginDesc:
         """The config provider named `name` (``config.providers.<name>.class``; see `lookup`).

@@ -163,3 +163,13 @@ def test_task_runtime_is_python_for_classes_and_what_a_found_plugin_says() -> No
     host.add_worker_plugins(WorkerConfig.from_props({"found.versions": "1.0"}))
     assert host.task_runtime("com.example.InlineSourceConnector") == "python"
     assert host.task_runtime("FoundSink") == "java"
+
+
+def test_a_version_reaches_the_found_plugin_a_registered_class_shadows() -> None:
+    host = PluginHost.load(extra_plugins=[_InlinePlugin(), _WorkerConfigPlugin()], disabled=())
+    host.add_worker_plugins(WorkerConfig.from_props({"found.versions": "2.0,1.0"}))
+    inline = "com.example.InlineSourceConnector"
+    assert host.connector(inline).cls is InlineSource
+    assert host.connector(inline, "9.9").version == "9.9" and host.task_runtime(inline, "9.9") == "java"
+    assert host.connector("FoundSink", "1.0").version == "1.0"
+    assert host.connector("FoundSink", "3.0").version == "2.0", "no such version: the first answer"

@@ -29,7 +29,7 @@ import traceback
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
-from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, CONNECTOR_VERSION_CONFIG
 from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.herder import events as ev
 from kconnect.herder.tasks_max import TooManyTasksError, enforces_tasks_max, tasks_max, too_many_tasks_warning
@@ -198,7 +198,11 @@ class ConnectorInstances:
                 instance.config = await instance.thread(
                     self.transformer.resolve_connector, effect.name, instance.raw_config
                 )
-                cls = self._plugins.connector(instance.config.get(CONNECTOR_CLASS_CONFIG, "")).cls
+                named = (
+                    instance.config.get(CONNECTOR_CLASS_CONFIG, ""),
+                    instance.config.get(CONNECTOR_VERSION_CONFIG),
+                )
+                cls = self._plugins.connector(*named).cls
                 instance.connector = cls()
                 instance.connector.initialize(context)
                 await instance.thread(instance.connector.start, instance.config)

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
+from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, CONNECTOR_VERSION_CONFIG
 from kconnect.executor import Executor, TaskSpec
 from kconnect.herder import events as ev
 from kconnect.herder.connectors import TASK_CLASS_CONFIG, ConnectorInstances
@@ -89,7 +89,8 @@ class EffectRunner:
             else:
                 connector_config, task_config = transformer.resolve_task(*resolve)
             connector_class = connector_config.get(CONNECTOR_CLASS_CONFIG, "")
-            plugin = self._plugins.connector(connector_class)
+            version = connector_config.get(CONNECTOR_VERSION_CONFIG)
+            plugin = self._plugins.connector(connector_class, version)
             spec = TaskSpec(
                 id=effect.id,
                 kind="sink" if plugin.type is PluginType.SINK else "source",
@@ -99,7 +100,7 @@ class EffectRunner:
                 worker=dict(self._worker.props),
                 target_state=effect.target,
                 generation=effect.generation,
-                runtime=self._plugins.task_runtime(connector_class),
+                runtime=self._plugins.task_runtime(connector_class, version),
             )
             self._executor.start_task(spec)
         except Exception as exc:

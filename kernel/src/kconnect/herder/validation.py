@@ -33,6 +33,7 @@ from kconnect.config import (
 )
 from kconnect.config.connector_keys import (
     CONNECTOR_CLASS_CONFIG,
+    CONNECTOR_VERSION_CONFIG,
     HEADER_CONVERTER_CLASS_CONFIG,
     KEY_CONVERTER_CLASS_CONFIG,
     NAME_CONFIG,
@@ -156,7 +157,9 @@ class ConnectorValidator:
 
     def plugin(self, config: Mapping[str, str]) -> PluginDesc:
         """The connector plugin ``connector.class`` names; PluginError if none."""
-        return self._plugins.connector(config.get(CONNECTOR_CLASS_CONFIG, ""))
+        return self._plugins.connector(
+            config.get(CONNECTOR_CLASS_CONFIG, ""), config.get(CONNECTOR_VERSION_CONFIG)
+        )
 
     def task_version(self, config: Mapping[str, str], task_class: str) -> str | None:
         """The version of the task class of the connector ``connector.class`` names, if it is
@@ -171,7 +174,9 @@ class ConnectorValidator:
     def connector_type(self, config: Mapping[str, str]) -> ConnectorType:
         """SOURCE, SINK, or UNKNOWN when ``connector.class`` names no installed connector."""
         try:
-            plugin = self._plugins.connector(config.get(CONNECTOR_CLASS_CONFIG, ""))
+            plugin = self._plugins.connector(
+                config.get(CONNECTOR_CLASS_CONFIG, ""), config.get(CONNECTOR_VERSION_CONFIG)
+            )
         except Exception:
             return ConnectorType.UNKNOWN
         return ConnectorType.SINK if plugin.type is PluginType.SINK else ConnectorType.SOURCE
@@ -190,7 +195,7 @@ class ConnectorValidator:
         connector_class = config.get(CONNECTOR_CLASS_CONFIG)
         if not connector_class:
             raise BadRequestError(f"Connector config {_java_map(sent)} contains no connector type")
-        plugin = self._plugins.connector(connector_class)
+        plugin = self._plugins.connector(connector_class, config.get(CONNECTOR_VERSION_CONFIG))
         infos = await asyncio.to_thread(self._validate_with, plugin, config)
         return as_sent(infos, sent, config)
 
