@@ -2,11 +2,13 @@
 run on kconnect: the connector instance in the facade JVM, each task in a Spark task on an
 executor JVM (the embedded local Spark), reporting over the control channel as Python tasks do.
 
-The Python FileStream plugin is disabled, so Kafka's Java classes answer to their names. A
-sample-like file goes through a topic into a file: the sink is identical to the source; status
+The Python FileStream plugin is installed too: its classes answer to Kafka's names, so the configs
+reach Kafka's Java classes with ``connector.plugin.version=4.3.1`` (KIP-891). A sample-like file
+goes through a topic into a file: the sink is identical to the source; status
 shows RUNNING with the worker's id; pause, resume, stop and restart act on the Java tasks; a
 restart resumes from the committed source offset with no line lost or repeated; a sink that cannot
-open its file is FAILED with Java's stack trace.
+open its file is FAILED with Java's stack trace; a Python FileStreamSource feeds a Java
+FileStreamSink.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ pytestmark = pytest.mark.integration
 SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 STRING = "org.apache.kafka.connect.storage.StringConverter"
+#: Kafka's Java classes rather than the Python FileStream plugin's, which share their names.
+JAVA = {"connector.plugin.version": "4.3.1"}
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +46,7 @@ def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> It
         "plugin.path": str(fetch_connect_file("4.3.1")),
         "spark.master": "local[3]",
     }
-    ours = WorkerProcess(folder, props, env={"KCONNECT_DISABLE_PLUGINS": "file"})
+    ours = WorkerProcess(folder, props)
     ours.start(timeout=300)  # the first start builds the Java part with Maven
     try:
         yield ours
@@ -61,8 +65,8 @@ def _pipeline(worker: WorkerProcess, folder: Path) -> tuple[str, str, Path, Path
     source, sink, topic = f"src-{stem}", f"sink-{stem}", f"java-lines-{stem}"
     source_file, sink_file = folder / f"in-{stem}.txt", folder / f"out-{stem}.txt"
     source_file.write_text("", encoding="utf-8")
-    _create(worker, source, {"connector.class": SOURCE, "file": str(source_file), "topic": topic})
-    _create(worker, sink, {"connector.class": SINK, "file": str(sink_file), "topics": topic})
+    _create(worker, source, {"connector.class": SOURCE, "file": str(source_file), "topic": topic, **JAVA})
+    _create(worker, sink, {"connector.class": SINK, "file": str(sink_file), "topics": topic, **JAVA})
     return source, sink, source_file, sink_file
 
 
@@ -119,10 +123,24 @@ def test_java_file_pipeline_copies_pauses_resumes_and_restarts(worker: WorkerPro
         assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
 
 
+def test_a_python_source_feeds_a_java_sink(worker: WorkerProcess, tmp_path: Path) -> None:
+    stem = uuid.uuid4().hex[:8]
+    source, sink, topic = f"py-src-{stem}", f"java-sink-{stem}", f"mixed-{stem}"
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    _append(source_file, [f"mixed line {i}" for i in range(100)])
+    _create(worker, source, {"connector.class": "FileStreamSource", "file": str(source_file), "topic": topic})
+    _create(worker, sink, {"connector.class": SINK, "file": str(sink_file), "topics": topic, **JAVA})
+    for name in (source, sink):
+        worker.wait_for_state(name, "RUNNING", tasks=1, fail_fast=True)
+    _wait_copied(worker, source_file, sink_file)
+    for name in (source, sink):
+        assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
+
+
 def test_a_java_task_that_fails_shows_javas_stack_trace(worker: WorkerProcess, tmp_path: Path) -> None:
     name = f"failing-{uuid.uuid4().hex[:8]}"
     missing = tmp_path / "no-such-folder" / "out.txt"
-    _create(worker, name, {"connector.class": SINK, "file": str(missing), "topics": "java-failing"})
+    _create(worker, name, {"connector.class": SINK, "file": str(missing), "topics": "java-failing", **JAVA})
     worker.wait_for("the sink task to fail", lambda: worker.status(name)["tasks"][0]["state"] == "FAILED")
     status = worker.status(name)
     trace = status["tasks"][0]["trace"]
@@ -141,6 +159,7 @@ def test_a_java_connector_with_a_python_transformation_is_refused_at_validate(wo
         "transforms.insert.type": "org.apache.kafka.connect.transforms.InsertField$Value",
         "transforms.insert.static.field": "f",
         "transforms.insert.static.value": "v",
+        **JAVA,
     }
     response = worker.request("PUT", "/connector-plugins/FileStreamSinkConnector/config/validate", config)
     assert response.status_code == 200, response.text
