@@ -152,10 +152,13 @@ class ControlServer:
         run.connected = True
         run.writer = writer
         peer = writer.get_extra_info("peername")
+        # A Java task (kconnect_spark.java_job) runs in the executor's JVM itself.
+        runner = "executor JVM" if hello.get("runtime") == "java" else "Python worker"
         log.info(
-            "Task %s (generation %d) runs in Spark's Python worker %s (control connection from %s)",
+            "Task %s (generation %d) runs in Spark's %s %s (control connection from %s)",
             run.id,
             run.spec.generation,
+            runner,
             where,
             ":".join(map(str, peer[:2])) if peer else "?",
         )

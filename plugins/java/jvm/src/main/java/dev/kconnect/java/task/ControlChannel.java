@@ -50,7 +50,7 @@ final class ControlChannel implements AutoCloseable {
   /** Connects as task {@code task}, says hello and waits for the worker's first target state. */
   static ControlChannel task(String host, int port, String token, String task, int generation) throws IOException {
     ControlChannel channel = new ControlChannel(new Socket(host, port));
-    channel.send(hello("hello", token).put("task", task).put("generation", generation));
+    channel.send(hello("hello", token).put("task", task).put("generation", generation).put("runtime", "java"));
     String first = channel.in.readLine();
     JsonNode message = first == null ? null : JSON.readTree(first);
     if (message == null || !message.path("type").asText().equals("target")) {
