@@ -13,14 +13,10 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
 from kconnect.executor import TaskSpec
-
-_added: set[str] = set()
-_added_lock = threading.Lock()
 
 
 def launch(spec: TaskSpec, host: str, port: int, host_token: str, token: str) -> str:
@@ -56,10 +52,8 @@ def run(context: Any, launch_json: str) -> None:
 
     entry = spark_entry_jar(Path(pyspark.__file__).parent / "jars")
     classpath = os.pathsep.join(str(jar) for jar in facade_classpath())
-    with _added_lock:
-        if str(entry) not in _added:
-            context._jsc.addJar(str(entry))
-            _added.add(str(entry))
+    if f"/{entry.name}" not in context._jsc.sc().listJars().mkString(","):  # Spark keeps the first
+        context._jsc.addJar(str(entry))
     jvm = context._jvm
     urls = context._gateway.new_array(jvm.java.net.URL, 1)
     urls[0] = jvm.java.io.File(str(entry)).toURI().toURL()
