@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain, repeat
 
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.storage.base import ClusterConfigState
@@ -54,7 +55,10 @@ class ConfiguredKeys:
     @cached_property
     def tasks(self) -> frozenset[TaskKey]:
         """Every configured task's key: a tuple per task, built by the first round that compares them."""
-        return frozenset((c, i) for c, n in self.config.task_counts.items() for i in range(n))
+        counts = self.config.task_counts
+        # zip builds the tuples in C: a generator would run a Python step per task.
+        names = chain.from_iterable(map(repeat, counts.keys(), counts.values()))
+        return frozenset(zip(names, chain.from_iterable(map(range, counts.values())), strict=True))
 
 
 @dataclass(frozen=True)
