@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import chain
@@ -30,15 +30,17 @@ class Running:
         """From each member's reported work."""
         keys = {m: task_keys(work.tasks) for m, work in running.items()}
         connectors = list(chain.from_iterable(w.connectors for w in running.values()))
-        tasks = list(chain.from_iterable(keys.values()))
-        active = Keys(set(connectors), set(tasks))
-        duplicated = Keys(_repeated(connectors, active.connectors), _repeated(tasks, active.tasks))
+        active = Keys(set(connectors), set(chain.from_iterable(keys.values())))
+        duplicated = Keys(
+            _repeated(connectors, len(connectors), active.connectors),
+            _repeated(chain.from_iterable(keys.values()), sum(map(len, keys.values())), active.tasks),
+        )
         return cls(keys, active, duplicated)
 
 
-def _repeated(items: list[T], distinct: AbstractSet[T]) -> set[T]:
-    """The items that occur more than once; `distinct`, their set, tells by its size whether to look."""
-    if len(distinct) == len(items):
+def _repeated(items: Iterable[T], count: int, distinct: AbstractSet[T]) -> set[T]:
+    """The items (`count` of them) that occur more than once; `distinct`, their set, says whether to look."""
+    if len(distinct) == count:
         return set()
     seen: set[T] = set()
     repeated: set[T] = set()
