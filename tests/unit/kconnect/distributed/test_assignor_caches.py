@@ -1,8 +1,9 @@
 """The assignor's caches in `AssignorState` always equal what they save recomputing (issue 24).
 
 The keys of the previous assignment are derived at the end of each round from what ran, what was
-revoked and what was added, not keyed from the assignment again; the configured work's keys are
-reused while the config is the same. The pinned history's every round checks both.
+revoked and what was added, not keyed from the assignment again, and marked as configured work when
+members ran what was assigned; the configured work's keys are reused while the config is the same.
+The pinned history's every round checks all three.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from tests.unit.kconnect.distributed.test_assignor_pinned import history
 def test_every_rounds_cached_keys_are_those_of_its_assignment_and_config(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    checked = 0
+    checked = within = 0
 
     def checking_assign(**kwargs: Any) -> RoundResult:
-        nonlocal checked
+        nonlocal checked, within
         result = assignor.assign(**kwargs)
         state = result.state
         if state.assigned_keys is not None:
@@ -37,12 +38,18 @@ def test_every_rounds_cached_keys_are_those_of_its_assignment_and_config(
             fresh = ConfiguredKeys.of(configured, None)
             assert state.configured_keys == fresh
             assert state.configured_keys.tasks == fresh.tasks
+            if state.assigned_keys.within is not None:
+                assert state.assigned_keys.within is state.configured_keys
+                assert set(state.previous_assignment.connectors) <= fresh.connectors
+                assert Keys.of(state.previous_assignment).tasks <= fresh.tasks
+                within += 1
             checked += 1
         return result
 
     monkeypatch.setattr(test_assignor, "assign", checking_assign)
     history()
     assert checked > 40
+    assert 0 < within < checked
 
 
 def test_a_state_given_another_assignment_keys_that_one() -> None:

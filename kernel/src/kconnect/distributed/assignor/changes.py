@@ -56,18 +56,30 @@ class Changes:
     deleted: Keys
     lost: ConnectorsAndTasks
     created: ConnectorsAndTasks
+    all_running: bool
+    """Whether what runs is exactly what was assigned (then what this round assigns is configured)."""
 
     @classmethod
-    def of(cls, previous: Keys, active: Keys, configured: ConfiguredKeys) -> Changes:
+    def of(
+        cls, previous: Keys, active: Keys, configured: ConfiguredKeys, *, configured_only: bool
+    ) -> Changes:
         """From what the previous round assigned, what runs now, and what is configured.
 
-        Three set differences over every task at most, two in a round where the config is what was
-        assigned, none when the group forms (nothing assigned or running: everything is created).
+        `configured_only`: `previous` is known to hold only configured work (the previous round's
+        `all_running`, the same config), so nothing is deleted. Three set differences over every
+        task at most; one in a round where the config is the one the previous round assigned and
+        members run what it assigned; none when the group forms (nothing assigned or running).
         """
         if not previous and not active:
-            return cls(NO_KEYS, EMPTY, configured.config.work())
-        deleted = Keys(previous.connectors - configured.connectors, previous.tasks - configured.tasks)
-        lost = previous.minus(active).minus(deleted)
+            return cls(NO_KEYS, EMPTY, configured.config.work(), all_running=True)
+        if configured_only:
+            deleted = NO_KEYS
+        else:
+            deleted = Keys(previous.connectors - configured.connectors, previous.tasks - configured.tasks)
+        gone = previous.minus(active)
+        lost = gone.minus(deleted)
+        all_running = not gone and len(previous.connectors) == len(active.connectors)
+        all_running = all_running and len(previous.tasks) == len(active.tasks)
         # Nothing assigned is deleted and as much is assigned as configured: nothing is created.
         if deleted or len(previous.connectors) != len(configured.connectors):
             created_c = configured.connectors - previous.connectors - active.connectors
@@ -88,4 +100,4 @@ class Changes:
                 if (c, i) in created_t
             ),
         )
-        return cls(deleted, lost.sorted(), created)
+        return cls(deleted, lost.sorted(), created, all_running=all_running)

@@ -156,8 +156,10 @@ def _cooperative(
     configured_keys = ConfiguredKeys.of(configured, state.configured_keys)
     now_running = Running.of(running)
     active, duplicated = now_running.active, now_running.duplicated
+    configured_only = False
     if state.previous_generation == last_completed_generation:
         previous = state.previous_keys()
+        configured_only = state.previous_within(configured_keys)
     else:
         previous = NO_KEYS
     revocation = state.previous_revocation
@@ -165,7 +167,8 @@ def _cooperative(
         map(task_key, revocation.tasks)
     ):
         previous = active  # a revocation did not take effect; start again from what runs
-    changes = Changes.of(previous, active, configured_keys)
+        configured_only = False
+    changes = Changes.of(previous, active, configured_keys, configured_only=configured_only)
     deleted = changes.deleted
     duplicated_only = duplicated.minus(deleted)
     stopping = deleted.plus(duplicated)
@@ -223,7 +226,12 @@ def _cooperative(
         previous_members=frozenset(running),
         previous_urls=urls_after(state, {urls[m]: work for m, work in owners.items()}, lost),
         configured_keys=configured_keys,
-        assigned_keys=AssignedKeys(assignment, _assignment_keys(active, all_revoked, added_keys, held)),
+        assigned_keys=AssignedKeys(
+            assignment,
+            _assignment_keys(active, all_revoked, added_keys, held),
+            # What ran was what was assigned, less what is deleted, and nothing else is added or held.
+            configured_keys if changes.all_running else None,
+        ),
     )
     return {m: added[m] for m in running}, revoked, owners, next_state
 

@@ -89,6 +89,15 @@ class AssignorState:
             return cached.keys
         return Keys.of(self.previous_assignment)
 
+    def previous_within(self, configured: ConfiguredKeys) -> bool:
+        """Whether `previous_assignment` is known to hold only work `configured` holds."""
+        cached = self.assigned_keys
+        return (
+            cached is not None
+            and cached.assignment is self.previous_assignment
+            and cached.within is configured
+        )
+
 
 @dataclass(frozen=True)
 class AssignedKeys:
@@ -97,3 +106,6 @@ class AssignedKeys:
     assignment: ConnectorsAndTasks
     """The assignment they are the keys of: a state given another one (`replace`) keys that one."""
     keys: Keys
+    within: ConfiguredKeys | None = None
+    """Configured work known to hold the whole assignment (the round that made it found every member
+    running what it had assigned: it kept, added and held only configured work)."""
