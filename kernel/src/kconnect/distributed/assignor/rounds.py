@@ -228,7 +228,7 @@ def _cooperative(
         configured_keys=configured_keys,
         assigned_keys=AssignedKeys(
             assignment,
-            _assignment_keys(active, all_revoked, added_keys, held),
+            _assignment_keys(previous if changes.all_running else active, all_revoked, added_keys, held),
             # What ran was what was assigned, less what is deleted, and nothing else is added or held.
             configured_keys if changes.all_running else None,
         ),
@@ -236,15 +236,17 @@ def _cooperative(
     return {m: added[m] for m in running}, revoked, owners, next_state
 
 
-def _assignment_keys(
-    active: Keys, revoked: ConnectorsAndTasks, added: Keys, held: ConnectorsAndTasks
-) -> Keys:
+def _assignment_keys(ran: Keys, revoked: ConnectorsAndTasks, added: Keys, held: ConnectorsAndTasks) -> Keys:
     """The keys of the assignment a round leaves, from sets the round has, not keyed task by task.
 
     The owners run what ran and was not revoked (work is revoked only from a worker running it, a
     duplicate from every worker running it) and what they were added; held lost work comes after.
+    `ran` is what runs, or the previous assignment's keys when they are the same: kept, as they are
+    when nothing changed, they spare the collector a new set of 100,000 keys after every round.
     """
-    connectors, tasks = set(active.connectors), set(active.tasks)
+    if revoked.is_empty() and not added and held.is_empty():
+        return ran
+    connectors, tasks = set(ran.connectors), set(ran.tasks)
     connectors.difference_update(revoked.connectors)
     tasks.difference_update(map(task_key, revoked.tasks))
     connectors.update(added.connectors, held.connectors)
