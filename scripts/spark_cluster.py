@@ -8,6 +8,8 @@ Every daemon is ``spark-class org.apache.spark.deploy.master.Master`` / ``...wor
 pip-installed pyspark (its ``SPARK_HOME`` is the ``pyspark`` package folder), bound to 127.0.0.1 on
 free ports, with its work and scratch folders and its log in a temporary folder. Each daemon runs in
 its own process group, so stopping one also stops the executors and Python workers it launched.
+Every port is bound by Spark itself (port 0) and read back from the daemon's log, so two clusters
+started at once (parallel test sessions) never race for a port picked in advance.
 A kconnect worker uses the cluster with ``spark.master=<cluster.master_url>`` and
 ``executor.control.host=127.0.0.1`` (see ``docs/spark-cluster.md``).
 """
@@ -20,9 +22,9 @@ import contextlib
 import json
 import logging
 import os
+import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -44,16 +46,39 @@ class SparkClusterError(RuntimeError):
     """The cluster could not start; the message names the log to read and shows its end."""
 
 
+class PortNotBoundYet(OSError):
+    """The daemon's log does not say yet which port a service bound (it is still starting)."""
+
+
+def logged_port(log_path: Path, service: str) -> int:
+    """The port Spark's log says `service` bound (``Successfully started service '<service>' on port N``)."""
+    pattern = re.compile(rf"Successfully started service '{re.escape(service)}' on port (\d+)")
+    try:
+        text = log_path.read_text(errors="replace")
+    except FileNotFoundError:
+        text = ""
+    found = pattern.search(text)
+    if found is None:
+        raise PortNotBoundYet(f"{log_path.name} does not show the port of {service} yet")
+    return int(found.group(1))
+
+
 @dataclass
 class Daemon:
-    """One master or worker JVM: its process (leader of its own process group), ports and log."""
+    """One master or worker JVM: its process (leader of its own process group), log and web UI service."""
 
     name: str
     process: subprocess.Popen[bytes]
     log_path: Path
-    webui_port: int
+    #: The name Spark logs its web UI service under: ``MasterUI`` or ``WorkerUI``.
+    ui_service: str
     #: Killed on purpose (`kill`): its exit is no start-up failure.
     killed: bool = False
+
+    @property
+    def webui_port(self) -> int:
+        """The web UI's port, from the log; PortNotBoundYet (an OSError) until the UI is up."""
+        return logged_port(self.log_path, self.ui_service)
 
     @property
     def running(self) -> bool:
@@ -149,19 +174,21 @@ class SparkCluster:
     def start(self) -> SparkCluster:
         """Start the master, then the workers; return once the master lists them all ALIVE.
 
-        Steps: the master on a free port with a free web UI port (its REST submission server off, so
-        no fixed port is taken); wait for its JSON to say ALIVE; each worker with `cores` cores and
-        `memory`, its own work dir; wait until the master lists `workers` workers ALIVE. On any
-        failure everything started is stopped and the error shows the logs' ends.
+        Steps: the master on a port and a web UI port it binds itself (its REST submission server off,
+        so no fixed port is taken), both read from its log; wait for its JSON to say ALIVE; each
+        worker with `cores` cores and `memory`, its own work dir; wait until the master lists
+        `workers` workers ALIVE. On any failure everything started is stopped and the error shows
+        the logs' ends.
         """
         try:
-            self.master_port = _free_port()
-            self.master = self._launch(
+            self.master = master = self._launch(
                 "master",
                 MASTER_CLASS,
-                ["--host", "127.0.0.1", "--port", str(self.master_port)],
+                ["--host", "127.0.0.1", "--port", "0"],
                 "SPARK_MASTER_OPTS",
+                "MasterUI",
             )
+            self._wait("the master's port", lambda: bool(self._read_master_port(master)))
             self._wait("the master to be ALIVE", lambda: self.state().get("status") == "ALIVE")
             for _ in range(self.worker_count):
                 self.start_worker()
@@ -199,6 +226,7 @@ class SparkCluster:
                 str(work_dir),
             ],
             "SPARK_WORKER_OPTS",
+            "WorkerUI",
         )
         self.workers.append(worker)
         return worker
@@ -225,7 +253,11 @@ class SparkCluster:
 
     # --- steps -----------------------------------------------------------------------------------
 
-    def _launch(self, name: str, main_class: str, args: list[str], opts_var: str) -> Daemon:
+    def _read_master_port(self, master: Daemon) -> int:
+        self.master_port = logged_port(master.log_path, "sparkMaster")
+        return self.master_port
+
+    def _launch(self, name: str, main_class: str, args: list[str], opts_var: str, ui_service: str) -> Daemon:
         spark_home = _spark_home()
         (self.base_dir / "logs").mkdir(parents=True, exist_ok=True)
         scratch = self.base_dir / "scratch"
@@ -233,7 +265,6 @@ class SparkCluster:
         conf_dir = self.base_dir / "conf"
         conf_dir.mkdir(exist_ok=True)
         log_path = self.base_dir / "logs" / f"{name}.log"
-        webui_port = _free_port()
         env = {
             **os.environ,
             "SPARK_HOME": str(spark_home),
@@ -249,7 +280,7 @@ class SparkCluster:
             main_class,
             *args,
             "--webui-port",
-            str(webui_port),
+            "0",
         ]
         with log_path.open("ab") as log:
             process = subprocess.Popen(
@@ -261,7 +292,7 @@ class SparkCluster:
                 start_new_session=True,
             )
         logger.debug("started Spark %s, pid %d: %s", name, process.pid, " ".join(command))
-        return Daemon(name, process, log_path, webui_port)
+        return Daemon(name, process, log_path, ui_service)
 
     def _wait(self, what: str, ready: Any) -> None:
         deadline = time.monotonic() + self.startup_timeout
@@ -296,13 +327,6 @@ def _spark_home() -> Path:
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         raise SparkClusterError("Java ('java' on PATH or JAVA_HOME) is needed; Spark 4 needs Java 17+")
     return home
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def _tail(path: Path, lines: int) -> str:
