@@ -246,7 +246,8 @@ class DistributedHerder(HerderFrontDoor):
         self._seen = snapshot
         if reason is not None:
             log.info("Requesting a rebalance: %s", reason)
-            self._member.request_rejoin(reason)
+            # Writes queued at the leader go first: a burst of them costs one rebalance.
+            self._leadership.after_queued_writes(lambda: self._member.request_rejoin(reason))
 
     def _task_configs_lost(self, connector: str, reason: str) -> None:
         record = self._state.connectors.get(connector)

@@ -12,7 +12,9 @@ rest of the leader's side:
 * the **write gate** (`Leadership.as_leader`): one leader write at a time, a write during a
   rebalance waits for it to end (at most `REBALANCE_WAIT_S`), `NotLeaderError` with the leader's URL
   on any other worker (REST forwards it there), and the write answers once this worker has folded
-  in what it read back from the config topic;
+  in what it read back from the config topic. The rebalance a config change asks for waits until
+  the writes queued when it was asked have ended (`after_queued_writes`), so writes that arrive
+  together cost one rebalance, as the requests Kafka's herder finds queued in one tick do;
 * the **session keys** of KIP-507, which the leader of a ``sessioned`` group keeps fresh
   (`kconnect.distributed.session_keys`).
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -118,6 +121,11 @@ class Leadership:
         self._rebalance_wait_s = rebalance_wait_s
         self._handler: MembershipHandler | None = None
         self._caught_up: Callable[[], Awaitable[None]] | None = None
+        self._tickets = itertools.count(1)
+        #: The tickets of the leader writes under way (waiting for their turn or writing).
+        self._queued: set[int] = set()
+        #: Actions waiting for every write up to their ticket to end (`after_queued_writes`).
+        self._after_writes: list[tuple[int, Callable[[], None]]] = []
 
     @property
     def state(self) -> LeaderState:
@@ -158,10 +166,12 @@ class Leadership:
             if event.is_leader and self._state.signing:
                 await self._keys.on_lead()
 
-    async def settled(self) -> None:
-        """Wait, at most `REBALANCE_WAIT_S`, for a rebalance under way to end (then the leader is known)."""
+    async def settled(self, timeout_s: float | None = None) -> None:
+        """Wait, at most `timeout_s` (default `REBALANCE_WAIT_S`), for a rebalance under way to end
+        (then the leader is known)."""
+        wait_s = self._rebalance_wait_s if timeout_s is None else max(timeout_s, 0.0)
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._stable.wait(), self._rebalance_wait_s)
+            await asyncio.wait_for(self._stable.wait(), wait_s)
 
     @contextlib.asynccontextmanager
     async def as_leader(self, what: str) -> AsyncIterator[None]:
@@ -169,13 +179,64 @@ class Leadership:
 
         A write that arrives during a rebalance waits for it to end first. On the way out, waits
         until the owner has folded in what the write read back, so this worker's next read shows it."""
-        await self.settled()
-        self._state.require_leader(what)
-        async with self._writes:
-            self._state.require_leader(what)
-            yield
+        ticket = next(self._tickets)
+        self._queued.add(ticket)
+        try:
+            await self._write_turn(what)
+            try:
+                yield
+            finally:
+                self._writes.release()
+        finally:
+            self._write_ended(ticket)
         if self._caught_up is not None:
             await self._caught_up()
+
+    def after_queued_writes(self, action: Callable[[], None]) -> None:
+        """Run `action` once every leader write queued or under way now has ended (at once if none).
+
+        The herder asks for the rebalance a config change needs through this: each write of a burst
+        (a script creating connectors) would otherwise make the group rebalance, and the writes
+        queued behind it wait for that rebalance to end."""
+        if not self._queued:
+            action()
+            return
+        self._after_writes.append((max(self._queued), action))
+
+    def _write_ended(self, ticket: int) -> None:
+        self._queued.discard(ticket)
+        oldest = min(self._queued, default=None)
+        due = [entry for entry in self._after_writes if oldest is None or oldest > entry[0]]
+        if not due:
+            return
+        self._after_writes = [entry for entry in self._after_writes if entry not in due]
+        for _, action in due:
+            action()
+
+    async def _write_turn(self, what: str) -> None:
+        """Hold the write lock as the leader, or raise NotLeaderError.
+
+        A write queued behind others often finds the rebalance an earlier one started (a new
+        connector makes the group rebalance): it waits for that one to end too, as Kafka's queued
+        requests wait behind its herder's rebalance, instead of answering 409. All the waits of one
+        write together last at most `REBALANCE_WAIT_S`; the lock is never held while waiting, so
+        the rebalance's own work is not held up."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._rebalance_wait_s
+        while True:
+            await self.settled(deadline - loop.time())
+            if self._state.rebalancing and loop.time() < deadline:
+                continue  # woken by a rebalance's end, but the next one has begun already
+            self._state.require_leader(what)
+            await self._writes.acquire()
+            if not self._state.rebalancing or loop.time() >= deadline:
+                break
+            self._writes.release()
+        try:
+            self._state.require_leader(what)
+        except BaseException:
+            self._writes.release()
+            raise
 
     def close(self) -> None:
         """Stop keeping the session key (the worker stops)."""

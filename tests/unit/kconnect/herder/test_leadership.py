@@ -222,6 +222,71 @@ async def test_leader_writes_pass_one_at_a_time() -> None:
     assert (most, worker.catch_ups) == (1, 5)
 
 
+async def test_a_write_queued_behind_one_that_started_a_rebalance_waits_for_it_instead_of_refusing() -> None:
+    """Creates at once on a one-worker group: each new connector makes the group rebalance, and the
+    writes queued behind it must wait for that rebalance (Kafka's queued requests do), not answer 409."""
+    worker = Worker()
+    await worker.leadership.on_membership(assigned(protocol=ConnectProtocol.EAGER))
+    written: list[int] = []
+
+    async def create(number: int) -> None:
+        async with worker.leadership.as_leader("create or update a connector"):
+            written.append(number)
+            # The write lands in the config topic: the group rebalances, and settles a little later.
+            await worker.leadership.on_membership(REJOIN)
+            asyncio.get_running_loop().call_later(
+                0.02,
+                lambda: asyncio.ensure_future(
+                    worker.leadership.on_membership(assigned(protocol=ConnectProtocol.EAGER))
+                ),
+            )
+
+    await asyncio.wait_for(asyncio.gather(*(create(number) for number in range(5))), 5)
+    assert sorted(written) == [0, 1, 2, 3, 4]
+
+
+async def test_queued_writes_give_up_after_the_rebalance_wait_in_all() -> None:
+    worker = Worker(rebalance_wait_s=0.2)
+    await worker.leadership.on_membership(assigned(protocol=ConnectProtocol.EAGER))
+
+    async def create_and_rebalance_for_good() -> None:
+        async with worker.leadership.as_leader("create or update a connector"):
+            await worker.leadership.on_membership(REJOIN)
+
+    async def create() -> None:
+        async with worker.leadership.as_leader("create or update a connector"):
+            pytest.fail("a write passed while the group never settled")
+
+    started = asyncio.get_running_loop().time()
+    first = asyncio.create_task(create_and_rebalance_for_good())
+    with pytest.raises(NotLeaderError) as refused:
+        await asyncio.wait_for(create(), 5)
+    await first
+    assert refused.value.leader_url is None
+    assert asyncio.get_running_loop().time() - started < 1.0
+
+
+async def test_a_rebalance_asked_during_a_burst_of_writes_waits_for_the_writes_queued_then() -> None:
+    worker = Worker()
+    await worker.leadership.on_membership(assigned(protocol=ConnectProtocol.EAGER))
+    events: list[str] = []
+
+    def rejoin() -> None:
+        events.append("rejoin")
+
+    async def create(number: int) -> None:
+        async with worker.leadership.as_leader("create or update a connector"):
+            events.append(f"write {number}")
+            await asyncio.sleep(0.01)
+            if number == 0:  # the first write is read back: its new connector asks for a rebalance
+                worker.leadership.after_queued_writes(rejoin)
+
+    await asyncio.wait_for(asyncio.gather(*(create(number) for number in range(4))), 5)
+    assert events == ["write 0", "write 1", "write 2", "write 3", "rejoin"]
+    worker.leadership.after_queued_writes(rejoin)  # nothing queued: at once
+    assert events[-2:] == ["rejoin", "rejoin"]
+
+
 async def test_the_leader_of_a_sessioned_group_writes_a_session_key_and_a_follower_does_not() -> None:
     follower = Worker()
     await follower.leadership.on_membership(assigned(leads=False))
