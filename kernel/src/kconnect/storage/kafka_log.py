@@ -8,6 +8,11 @@ store reflects every write acknowledged before the call, by any worker. Writes g
 `send` (waits for the broker's acknowledgement, acks=all) or `send_nowait` (fire and forget,
 for statuses). Failures raise StoreError naming the topic.
 
+The end offsets come from a client of their own (Kafka's log asks its admin client), not from the
+reading consumer: a broker answers one request of a connection at a time, so on the reader's
+connection the question would wait behind the fetch the reader keeps waiting at the broker (up to
+its ``fetch.max.wait.ms``, half a second), and every write, which reads to the end first, with it.
+
 A fetch the broker refuses (the topic's Read denied by an ACL, say) does not end the reader: as
 Kafka's log does, it logs the error and fetches again (every `READ_RETRY_BACKOFF_S`) until the
 topic can be read; meanwhile `read_to_end` raises the error, and the store's last state stays.
@@ -72,8 +77,11 @@ class KafkaBasedLog:
         if read_committed:
             consumer["isolation_level"] = "read_committed"
         self._producer_kwargs, self._consumer_kwargs = producer, consumer
+        self._ends_kwargs = {**consumer, "client_id": f"{client_id}-end-offsets"}
         self._producer: AIOKafkaProducer | None = None
         self._consumer: AIOKafkaConsumer | None = None
+        #: Asks the end offsets, on a connection no fetch waits on (see the module's doc).
+        self._ends: AIOKafkaConsumer | None = None
         self._partitions: list[TopicPartition] = []
         self._reader: asyncio.Task[None] | None = None
         self._advanced = asyncio.Event()  # set (then replaced) after every fetch, and when reading stops
@@ -99,10 +107,12 @@ class KafkaBasedLog:
         # Clients are made here, on the running loop, so a store that never starts leaves none open.
         self._producer = producer = AIOKafkaProducer(**self._producer_kwargs)
         self._consumer = consumer = AIOKafkaConsumer(**self._consumer_kwargs)
+        self._ends = ends = AIOKafkaConsumer(**self._ends_kwargs)
         self._failure = self._fetch_error = None
         try:
             await producer.start()
             await consumer.start()
+            await ends.start()
             numbers = await producer.partitions_for(self.topic)
             self._partitions = [TopicPartition(self.topic, p) for p in sorted(numbers)]
             consumer.assign(self._partitions)
@@ -131,6 +141,9 @@ class KafkaBasedLog:
         if self._consumer is not None:
             await self._consumer.stop()
             self._consumer = None
+        if self._ends is not None:
+            await self._ends.stop()
+            self._ends = None
         if self._producer is not None:
             await self._producer.stop()
             self._producer = None
@@ -188,10 +201,10 @@ class KafkaBasedLog:
             raise self._error("reading to the end", exc) from exc
 
     async def _wait_for_end(self) -> None:
-        consumer = self._consumer
-        if self._reader is None or consumer is None:
+        consumer, asker = self._consumer, self._ends
+        if self._reader is None or consumer is None or asker is None:
             raise StoreError(f"topic {self.topic} ({self._what}): the log is not started")
-        ends = await consumer.end_offsets(self._partitions)
+        ends = await asker.end_offsets(self._partitions)
         while True:
             if self._failure is not None:
                 raise self._error("reading", self._failure)
