@@ -132,7 +132,7 @@ def measured_commit() -> str:
         ["git", "status", "--porcelain", "--", "kernel", "plugins", "rest"],
         capture_output=True,
         text=True,
-        cwd=here,
+        cwd=here.parent,  # the paths are the checkout's folders
     )
     return head.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
 
