@@ -74,7 +74,7 @@ def reference_assignor(revision: str) -> Assign:
         return assign
     folder = Path(tempfile.mkdtemp(prefix="assignor-")) / name
     folder.mkdir()
-    for file in _git("ls-tree", "--name-only", f"{revision}:{path}").split():
+    for file in _git("ls-tree", "--full-tree", "--name-only", f"{revision}:{path}").split():
         (folder / file).write_text(_git("show", f"{revision}:{path}/{file}"))
     spec = importlib.util.spec_from_file_location(
         name, folder / "__init__.py", submodule_search_locations=[str(folder)]
