@@ -58,6 +58,8 @@ class Changes:
     created: ConnectorsAndTasks
     all_running: bool
     """Whether what runs is exactly what was assigned (then what this round assigns is configured)."""
+    all_created: bool = False
+    """Whether everything configured is created (nothing was assigned or runs: the group forms)."""
 
     @classmethod
     def of(
@@ -71,7 +73,7 @@ class Changes:
         members run what it assigned; none when the group forms (nothing assigned or running).
         """
         if not previous and not active:
-            return cls(NO_KEYS, EMPTY, configured.config.work(), all_running=True)
+            return cls(NO_KEYS, EMPTY, configured.config.work(), all_running=True, all_created=True)
         if configured_only:
             deleted = NO_KEYS
         else:

@@ -211,10 +211,14 @@ def _cooperative(
     added = {load.worker: load.added() for load in loads}
     revoked = {m: work for m, work in to_revoke.items() if not work.is_empty()}
     all_revoked = union(revoked.values())
-    added_keys = Keys(
-        set(chain.from_iterable(w.connectors for w in added.values())),
-        set(map(task_key, chain.from_iterable(w.tasks for w in added.values()))),
-    )
+    if changes.all_created:
+        # Nothing was lost, so what was added is what was created: everything configured.
+        added_keys = Keys(configured_keys.connectors, configured_keys.tasks)
+    else:
+        added_keys = Keys(
+            set(chain.from_iterable(w.connectors for w in added.values())),
+            set(map(task_key, chain.from_iterable(w.tasks for w in added.values()))),
+        )
     # Owners are disjoint and hold nothing revoked; lost work still held is remembered after them.
     held = added_keys.outside(lost) if not lost.is_empty() else lost
     assignment = concat((*owners.values(), held))
