@@ -100,6 +100,8 @@ class PluginHost:
         self._plugins = plugins
         self._task_classes: dict[str, type[Task]] = {}
         self._accepted: dict[tuple[PluginType, ...], Mapping[str, PluginDesc]] = {}
+        #: `connector` answers by name and version: every status and info of a listing asks.
+        self._connectors: dict[tuple[str, str], PluginDesc] = {}
 
     @classmethod
     def load(
@@ -150,6 +152,7 @@ class PluginHost:
         if registry.plugins:
             self._plugins.extend(registry.plugins)
             self._accepted.clear()
+            self._connectors.clear()
             log.info("Added %d plugin classes found from the worker config", len(registry.plugins))
 
     # --- queries ---------------------------------------------------------------------------------
@@ -218,8 +221,14 @@ class PluginHost:
         to `name`: how a config reaches a Java class whose name a Python port shares
         (``FileStreamSinkConnector`` 4.3.1 from ``plugin.path``). None of that version: the first.
         """
-        plugin = self.find(name, *_CONNECTOR_TYPES)
         wanted = (version or "").strip()
+        known = self._connectors.get((name, wanted))
+        if known is None:
+            known = self._connectors[(name, wanted)] = self._connector(name, wanted)
+        return known
+
+    def _connector(self, name: str, wanted: str) -> PluginDesc:
+        plugin = self.find(name, *_CONNECTOR_TYPES)
         if not wanted or plugin.version == wanted:
             return plugin
         for other in self.plugins(*_CONNECTOR_TYPES):

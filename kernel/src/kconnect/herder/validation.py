@@ -133,6 +133,9 @@ class ConnectorValidator:
         self._override_policy = override_policy(self._worker_props)
         self._topic_creation = topic_creation_enabled(worker_props or {})
         self._exactly_once = exactly_once
+        #: `plugin_config` by plugin name: installed plugins and their ConfigDefs do not change while
+        #: the worker runs, and REST asks for every connector of a listing (its PASSWORD keys).
+        self._plugin_configs: dict[str, tuple[ConfigKeyInfo, ...]] = {}
 
     @classmethod
     def for_worker(
@@ -291,6 +294,12 @@ class ConnectorValidator:
 
     def plugin_config(self, plugin_name: str) -> list[ConfigKeyInfo]:
         """The plugin's config keys, then the framework's connector keys (KIP-769); PluginError if unknown."""
+        known = self._plugin_configs.get(plugin_name)
+        if known is None:
+            known = self._plugin_configs[plugin_name] = tuple(self._plugin_config(plugin_name))
+        return list(known)
+
+    def _plugin_config(self, plugin_name: str) -> list[ConfigKeyInfo]:
         kinds = [t for t in PluginType if t is not PluginType.REST_EXTENSION]
         plugin = self._plugins.find(plugin_name, *kinds)
         if plugin.type is PluginType.CONFIG_PROVIDER:

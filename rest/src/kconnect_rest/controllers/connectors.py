@@ -59,9 +59,10 @@ class ConnectorsController(Controller):
         if not expand:
             return names
         result: dict[str, wire.ConnectorExpansion] = {}
+        known: hidden.KnownPasswordKeys = {}
         for name in names:
             try:
-                result[name] = await _expansion(herder, name, expand)
+                result[name] = await _expansion(herder, name, expand, known)
             except NotFoundError:
                 continue  # deleted meanwhile, or no status yet: Kafka skips it
         return result
@@ -179,11 +180,13 @@ class ConnectorsController(Controller):
         await herder.restart_task(ConnectorTaskId(connector, task))
 
 
-async def _expansion(herder: Herder, name: str, expand: tuple[str, ...]) -> wire.ConnectorExpansion:
+async def _expansion(
+    herder: Herder, name: str, expand: tuple[str, ...], known: hidden.KnownPasswordKeys
+) -> wire.ConnectorExpansion:
     expansion = wire.ConnectorExpansion()
     for kind in expand:  # each value literally: "status,info" is an unknown expansion, as in Kafka
         if kind == "status":
             expansion.status = wire.connector_state_info(await herder.connector_status(name))
         elif kind == "info":
-            expansion.info = hidden.connector_info(herder, await herder.connector_info(name))
+            expansion.info = hidden.connector_info(herder, await herder.connector_info(name), known)
     return expansion

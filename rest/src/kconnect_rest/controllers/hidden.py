@@ -21,20 +21,37 @@ from kconnect.herder.api import Herder
 
 from kconnect_rest import wire
 
+_PASSWORD = ConfigType.PASSWORD.value
 
-def password_keys(herder: Herder, config: Mapping[str, str | None]) -> frozenset[str]:
-    """The PASSWORD keys of the connector ``connector.class`` names; none when it is not installed."""
+#: PASSWORD keys by connector class, for the answers of one request (a listing asks for each connector).
+KnownPasswordKeys = dict[str, frozenset[str]]
+
+
+def password_keys(
+    herder: Herder, config: Mapping[str, str | None], known: KnownPasswordKeys | None = None
+) -> frozenset[str]:
+    """The PASSWORD keys of the connector ``connector.class`` names; none when it is not installed.
+    `known` keeps the answers by class across calls of one request."""
+    connector_class = config.get(CONNECTOR_CLASS_CONFIG) or ""
+    if known is not None and connector_class in known:
+        return known[connector_class]
     try:
-        keys = herder.plugin_config(config.get(CONNECTOR_CLASS_CONFIG) or "")
+        keys = herder.plugin_config(connector_class)
     except ConnectError:
-        return frozenset()
-    return frozenset(key.name for key in keys if getattr(key, "type", None) == ConfigType.PASSWORD.value)
+        found: frozenset[str] = frozenset()
+    else:
+        found = frozenset(key.name for key in keys if getattr(key, "type", None) == _PASSWORD)
+    if known is not None:
+        known[connector_class] = found
+    return found
 
 
-def connector_info(herder: Herder, info: model.ConnectorInfo) -> wire.ConnectorInfo:
-    """`info` on the wire, PASSWORD values hidden."""
+def connector_info(
+    herder: Herder, info: model.ConnectorInfo, known: KnownPasswordKeys | None = None
+) -> wire.ConnectorInfo:
+    """`info` on the wire, PASSWORD values hidden (`known`: see `password_keys`)."""
     shown = wire.connector_info(info)
-    shown.config = hide_passwords(shown.config, password_keys(herder, info.config))
+    shown.config = hide_passwords(shown.config, password_keys(herder, info.config, known))
     return shown
 
 
