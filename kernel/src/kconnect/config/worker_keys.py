@@ -2,7 +2,8 @@
 
 Java worker files carry them, so they must keep starting; each is validated as Kafka validates it
 (a bad value stops the worker with Kafka's text), and each is a row in ``docs/differences.md``
-saying why it has no effect.
+saying why it has no effect. ``plugin.discovery`` is checked here and acted on by kconnect-java, which
+hands it to Kafka's own scanner for the Java plugins on ``plugin.path``.
 
 ``exactly.once.source.support`` (KIP-618) is a key of distributed workers only, as in Kafka (a
 standalone worker does not read it): `ExactlyOnceSourceSupport.from_props` parses it and is what
@@ -77,7 +78,9 @@ def check_worker_keys(props: Mapping[str, str]) -> list[str]:
             )
         else:
             log.info(
-                "%s has no effect: kconnect finds plugins through pip entry points", PLUGIN_DISCOVERY_CONFIG
+                "%s applies to the Java plugins on plugin.path (kconnect-java); Python plugins are "
+                "found through pip entry points",
+                PLUGIN_DISCOVERY_CONFIG,
             )
     return errors
 
