@@ -111,8 +111,10 @@ class Worker:
         self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, cwd=self.folder)
 
     def wait(self, what: str, check: Callable[[], bool]) -> float:
-        """Seconds from launch until `check` holds; RuntimeError if the process exits or it takes too long."""
-        while time.monotonic() < self.started + START_TIMEOUT_S:
+        """Seconds from launch until `check` holds; RuntimeError if the process exits or it does not
+        hold within `START_TIMEOUT_S` of this call."""
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
             assert self.process is not None
             if self.process.poll() is not None:
                 raise RuntimeError(f"{self.engine} exited; see {self.folder}/{self.engine}-worker.log")
