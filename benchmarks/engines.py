@@ -128,6 +128,16 @@ def cpu_seconds(pid: int, *, children: bool = False) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def stop_process(process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    """SIGTERM, wait up to `timeout` seconds, then SIGKILL and wait."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def fresh_topic(stem: str) -> str:
     """A topic name no earlier run used."""
     return f"{stem}-{time.monotonic_ns()}"
@@ -209,12 +219,7 @@ class EngineRun:
         """Stop the worker (SIGTERM, then SIGKILL after 60 s)."""
         if self.process is None:
             return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
         self._log.close()
         self.process = None
 

@@ -41,7 +41,7 @@ import httpx
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
-from engines import process_tree  # noqa: E402
+from engines import process_tree, stop_process  # noqa: E402
 from file_pipeline import free_port  # noqa: E402
 from kafka_broker import _CONNECT_STANDALONE, KafkaBroker, java_connect_command  # noqa: E402
 from run_all import measured_commit  # noqa: E402
@@ -130,12 +130,7 @@ class Worker:
         """SIGTERM and wait (SIGKILL after a minute)."""
         if self.process is None:
             return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
         self.process = None
 
 

@@ -31,7 +31,7 @@ from kconnect_testkit.worker import wait_until
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
-from engines import process_tree  # noqa: E402
+from engines import process_tree, stop_process  # noqa: E402
 from file_pipeline import free_port, kconnect_command, write_worker_file  # noqa: E402
 from kafka_broker import KafkaBroker, java_connect_command  # noqa: E402
 
@@ -133,11 +133,7 @@ def run_engine(engine: str, broker: KafkaBroker, counts: list[int], work: Path) 
             print(f"  {engine:8s} {step}", flush=True)
             steps.append(step)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop_process(process)
         log.close()
     return steps
 
