@@ -21,18 +21,28 @@ import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.runtime.InternalSinkRecord;
+import org.apache.kafka.connect.runtime.SinkConnectorConfig;
+import org.apache.kafka.connect.runtime.errors.ProcessingContext;
+import org.apache.kafka.connect.runtime.errors.Stage;
+import org.apache.kafka.connect.runtime.errors.WorkerErrantRecordReporter;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.apache.kafka.connect.storage.Converter;
 import org.apache.kafka.connect.storage.HeaderConverter;
+import org.apache.kafka.connect.util.ConnectUtils;
 
 /**
  * A Java sink task's loop, as Kafka's WorkerSinkTask runs one: consume the connector's topics in
- * group {@code connect-<connector>}, convert with the Java converters, {@code put}, and commit what
- * {@code preCommit} allows to the consumer group every {@code offset.flush.interval.ms}, on pause
- * and on stop. Partitions are opened and closed on the task as the group assigns them.
+ * group {@code connect-<connector>}, convert with the Java converters, transform (the config's
+ * transformations and predicates), {@code put}, and commit what {@code preCommit} allows to the
+ * consumer group every {@code offset.flush.interval.ms}, on pause and on stop. Partitions are opened
+ * and closed on the task as the group assigns them. Converters and transformations run under {@code
+ * errors.*} ({@link RecordStages}): a record they fail on is skipped (and sent to the dead letter
+ * queue when one is named) with {@code errors.tolerance=all}, fails the task with {@code none}; the
+ * task's {@code errantRecordReporter()} reports to the same places, as Kafka's does.
  */
 final class SinkLoop {
   private final TaskSetup setup;
@@ -41,6 +51,7 @@ final class SinkLoop {
   private final Set<String> topics = new HashSet<>();
   private KafkaConsumer<byte[], byte[]> consumer;
   private SinkTask task;
+  private WorkerErrantRecordReporter errantRecords;
 
   SinkLoop(TaskSetup setup, ControlChannel control) {
     this.setup = setup;
@@ -53,7 +64,11 @@ final class SinkLoop {
     Converter keys = setup.converter("key.converter", true);
     Converter values = setup.converter("value.converter", false);
     HeaderConverter headers = setup.headerConverter();
-    try (Metrics metrics = new Metrics()) {
+    try (Metrics metrics = new Metrics();
+        RecordStages<ConsumerRecord<byte[], byte[]>, SinkRecord> stages = RecordStages.sink(setup)) {
+      if (((SinkConnectorConfig) stages.config).enableErrantRecordReporter()) {
+        errantRecords = new WorkerErrantRecordReporter(stages.operator, keys, values, headers);
+      }
       consumer = new KafkaConsumer<>(setup.consumerConfig());
       PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("connector", setup.connectorName));
       task.initialize(new Context(pluginMetrics));
@@ -79,7 +94,10 @@ final class SinkLoop {
           }
           List<SinkRecord> batch = new ArrayList<>();
           for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-            batch.add(convert(record, keys, values, headers));
+            SinkRecord converted = convert(stages, record, keys, values, headers);
+            if (converted != null) {
+              batch.add(converted);
+            }
             consumed.put(
                 new TopicPartition(record.topic(), record.partition()),
                 new OffsetAndMetadata(record.offset() + 1));
@@ -117,28 +135,53 @@ final class SinkLoop {
     consumer.subscribe(names, listener);
   }
 
+  /**
+   * The record as the task receives it (Kafka's WorkerSinkTask.convertAndTransformRecord): null when a
+   * transformation filters it out, or a converter or transformation failed and errors.tolerance=all
+   * skips it.
+   */
   private SinkRecord convert(
-      ConsumerRecord<byte[], byte[]> record, Converter keys, Converter values, HeaderConverter headerConverter)
+      RecordStages<ConsumerRecord<byte[], byte[]>, SinkRecord> stages,
+      ConsumerRecord<byte[], byte[]> record,
+      Converter keys,
+      Converter values,
+      HeaderConverter headerConverter)
       throws Exception {
-    if (topics.add(record.topic())) {
-      control.send(report("topic").put("topic", record.topic()));
+    ProcessingContext<ConsumerRecord<byte[], byte[]>> context = new ProcessingContext<>(record);
+    String topic = record.topic();
+    SchemaAndValue key = stages.operator.execute(
+        context, () -> keys.toConnectData(topic, record.headers(), record.key()), Stage.KEY_CONVERTER, keys.getClass());
+    SchemaAndValue value = stages.operator.execute(
+        context, () -> values.toConnectData(topic, record.headers(), record.value()), Stage.VALUE_CONVERTER,
+        values.getClass());
+    ConnectHeaders headers = stages.operator.execute(context, () -> {
+      ConnectHeaders converted = new ConnectHeaders();
+      for (org.apache.kafka.common.header.Header header : record.headers()) {
+        converted.add(header.key(), headerConverter.toConnectHeader(topic, header.key(), header.value()));
+      }
+      return converted;
+    }, Stage.HEADER_CONVERTER, headerConverter.getClass());
+    if (context.failed()) {
+      return null;
     }
-    SchemaAndValue key = keys.toConnectData(record.topic(), record.headers(), record.key());
-    SchemaAndValue value = values.toConnectData(record.topic(), record.headers(), record.value());
-    ConnectHeaders headers = new ConnectHeaders();
-    for (org.apache.kafka.common.header.Header header : record.headers()) {
-      SchemaAndValue converted = headerConverter.toConnectHeader(record.topic(), header.key(), header.value());
-      headers.add(header.key(), converted);
+    if (topics.add(topic)) {
+      control.send(report("topic").put("topic", topic));
     }
-    return new SinkRecord(
-        record.topic(), record.partition(), key.schema(), key.value(), value.schema(), value.value(),
-        record.offset(), record.timestamp(), record.timestampType(), headers);
+    SinkRecord converted = new SinkRecord(
+        topic, record.partition(), key.schema(), key.value(), value.schema(), value.value(),
+        record.offset(), ConnectUtils.checkAndConvertTimestamp(record.timestamp()), record.timestampType(), headers);
+    SinkRecord transformed = stages.chain.apply(context, converted);
+    // The original consumed record stays with it, for the errant record reporter.
+    return transformed == null ? null : new InternalSinkRecord(context, transformed);
   }
 
   /** Flushes the task (preCommit) and commits what it allows to the consumer group. */
   private void commit() {
     if (consumed.isEmpty()) {
       return;
+    }
+    if (errantRecords != null) {
+      errantRecords.awaitFutures(consumed.keySet());
     }
     Map<TopicPartition, OffsetAndMetadata> allowed = task.preCommit(new HashMap<>(consumed));
     if (allowed != null && !allowed.isEmpty()) {
@@ -215,7 +258,7 @@ final class SinkLoop {
 
     @Override
     public ErrantRecordReporter errantRecordReporter() {
-      return null;
+      return errantRecords;
     }
 
     @Override

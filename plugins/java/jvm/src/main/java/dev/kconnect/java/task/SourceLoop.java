@@ -19,18 +19,25 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.runtime.errors.ProcessingContext;
+import org.apache.kafka.connect.runtime.errors.Stage;
+import org.apache.kafka.connect.runtime.errors.ToleranceType;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.SourceTaskContext;
 import org.apache.kafka.connect.storage.Converter;
 import org.apache.kafka.connect.storage.HeaderConverter;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
+import org.apache.kafka.connect.util.ConnectUtils;
 
 /**
- * A Java source task's loop, as kconnect's Python source loop runs one: poll, convert with the
- * Java converters, produce, and commit the acknowledged records' offsets through the worker's offset
- * store (over the control channel, in Kafka's format) every {@code offset.flush.interval.ms}, on
- * pause and on stop. Follows the worker's target state; a poll or send that throws fails the task.
+ * A Java source task's loop, as kconnect's Python source loop runs one: poll, transform (the
+ * config's transformations and predicates), convert with the Java converters, produce, and commit the
+ * acknowledged records' offsets through the worker's offset store (over the control channel, in
+ * Kafka's format) every {@code offset.flush.interval.ms}, on pause and on stop. Transformations and
+ * converters run under {@code errors.*} as in Kafka's AbstractWorkerSourceTask ({@link RecordStages}):
+ * a record they fail on is dropped with {@code errors.tolerance=all}, fails the task with {@code
+ * none}. Follows the worker's target state; a poll that throws fails the task.
  */
 final class SourceLoop {
   private final TaskSetup setup;
@@ -51,6 +58,7 @@ final class SourceLoop {
     Converter values = setup.converter("value.converter", false);
     HeaderConverter headers = setup.headerConverter();
     try (Metrics metrics = new Metrics();
+        RecordStages<SourceRecord, SourceRecord> stages = RecordStages.source(setup);
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(setup.producerConfig())) {
       PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("connector", setup.connectorName));
       task.initialize(new Context(pluginMetrics));
@@ -74,7 +82,7 @@ final class SourceLoop {
           List<SourceRecord> records = task.poll();
           if (records != null) {
             for (SourceRecord record : records) {
-              send(producer, task, record, keys, values, headers);
+              send(producer, task, stages, record, keys, values, headers);
             }
           }
           if (sendError.get() != null) {
@@ -94,44 +102,80 @@ final class SourceLoop {
     }
   }
 
+  /**
+   * Transforms, converts and sends one polled record (Kafka's AbstractWorkerSourceTask.sendRecords);
+   * a record a transformation filters out, or errors.tolerance=all drops, is only {@code commitRecord}ed.
+   */
   private void send(
       KafkaProducer<byte[], byte[]> producer,
       SourceTask task,
-      SourceRecord record,
+      RecordStages<SourceRecord, SourceRecord> stages,
+      SourceRecord polled,
       Converter keys,
       Converter values,
       HeaderConverter headerConverter)
       throws Exception {
-    String topic = record.topic();
-    RecordHeaders headers = new RecordHeaders();
-    for (Header header : record.headers()) {
-      byte[] bytes = headerConverter.fromConnectHeader(topic, header.key(), header.schema(), header.value());
-      headers.add(header.key(), bytes);
-    }
-    byte[] key = keys.fromConnectData(topic, headers, record.keySchema(), record.key());
-    byte[] value = values.fromConnectData(topic, headers, record.valueSchema(), record.value());
+    ProcessingContext<SourceRecord> context = new ProcessingContext<>(polled);
+    SourceRecord record = stages.chain.apply(context, polled);
     ProducerRecord<byte[], byte[]> produced =
-        new ProducerRecord<>(topic, record.kafkaPartition(), record.timestamp(), key, value, headers);
+        record == null ? null : convert(stages, context, record, keys, values, headerConverter);
+    if (produced == null || context.failed()) {
+      task.commitRecord(polled, null);
+      return;
+    }
+    String topic = produced.topic();
     if (topics.add(topic)) {
       control.send(report("topic").put("topic", topic));
     }
     producer.send(produced, (metadata, error) -> {
       if (error != null) {
-        sendError.compareAndSet(null, error);
-        return;
+        if (stages.operator.getErrorToleranceType() != ToleranceType.ALL) {
+          sendError.compareAndSet(null, error);
+          return;
+        }
+        stages.operator.executeFailed(context, Stage.KAFKA_PRODUCE, SourceLoop.class, error);
       }
       synchronized (acked) {
-        if (record.sourcePartition() != null) {
-          acked.remove(record.sourcePartition());
-          acked.put(record.sourcePartition(), record.sourceOffset());
+        if (polled.sourcePartition() != null) {
+          acked.remove(polled.sourcePartition());
+          acked.put(polled.sourcePartition(), polled.sourceOffset());
         }
       }
       try {
-        task.commitRecord(record, metadata);
+        task.commitRecord(polled, metadata);
       } catch (Exception ignored) {
         // Kafka's worker logs and ignores a commitRecord that throws
       }
     });
+  }
+
+  /** The record as Kafka receives it; null when a converter failed and errors.tolerance=all drops it. */
+  private static ProducerRecord<byte[], byte[]> convert(
+      RecordStages<SourceRecord, SourceRecord> stages,
+      ProcessingContext<SourceRecord> context,
+      SourceRecord record,
+      Converter keys,
+      Converter values,
+      HeaderConverter headerConverter) {
+    String topic = record.topic();
+    RecordHeaders headers = stages.operator.execute(context, () -> {
+      RecordHeaders converted = new RecordHeaders();
+      for (Header header : record.headers()) {
+        converted.add(header.key(), headerConverter.fromConnectHeader(topic, header.key(), header.schema(), header.value()));
+      }
+      return converted;
+    }, Stage.HEADER_CONVERTER, headerConverter.getClass());
+    byte[] key = stages.operator.execute(
+        context, () -> keys.fromConnectData(topic, headers, record.keySchema(), record.key()),
+        Stage.KEY_CONVERTER, keys.getClass());
+    byte[] value = stages.operator.execute(
+        context, () -> values.fromConnectData(topic, headers, record.valueSchema(), record.value()),
+        Stage.VALUE_CONVERTER, values.getClass());
+    if (context.failed()) {
+      return null;
+    }
+    Long timestamp = ConnectUtils.checkAndConvertTimestamp(record.timestamp());
+    return new ProducerRecord<>(topic, record.kafkaPartition(), timestamp, key, value, headers);
   }
 
   /** Flushes the producer, stores the acknowledged offsets through the worker, then task.commit(). */

@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -16,21 +17,26 @@ import org.apache.kafka.connect.runtime.isolation.Plugins;
 import org.apache.kafka.connect.storage.Converter;
 import org.apache.kafka.connect.storage.HeaderConverter;
 import org.apache.kafka.connect.storage.SimpleHeaderConverter;
+import org.apache.kafka.connect.util.ConnectorTaskId;
 
 /**
  * What a Java task needs from its launch (a TaskSpec as JSON, written by kconnect_spark.java_job):
- * its connector's class loader from Kafka's scan of {@code plugin.path}, the task instance, its
- * converters (connector config first, then the worker's, as Kafka picks them), and its producer or
- * consumer configs with the worker's {@code producer.}/{@code consumer.} keys and the connector's
- * {@code producer.override.}/{@code consumer.override.} keys.
+ * its connector's class loader from Kafka's scan of {@code plugin.path} (the scan's {@link Plugins}
+ * also load the transformations and predicates the config names), the task instance, its
+ * converters (connector config first, then the worker's, as Kafka picks them), and its producer,
+ * consumer and admin configs with the worker's {@code producer.}/{@code consumer.}/{@code admin.}
+ * keys and the connector's {@code producer.override.}/{@code consumer.override.}/{@code
+ * admin.override.} keys.
  */
 final class TaskSetup {
   final JsonNode launch;
   final String taskId;
+  final ConnectorTaskId id;
   final String connectorName;
   final Map<String, String> worker;
   final Map<String, String> connector;
   final Map<String, String> taskConfig;
+  final Plugins plugins;
   final ClassLoader loader;
 
   TaskSetup(JsonNode launch) {
@@ -39,31 +45,47 @@ final class TaskSetup {
     this.connector = strings(launch.path("connector_config"));
     this.taskConfig = strings(launch.path("task_config"));
     this.connectorName = launch.path("connector").asText();
-    this.taskId = connectorName + "-" + launch.path("task").asInt();
-    this.loader = connectorLoader(worker, connector.get("connector.class"), connector.get("connector.plugin.version"));
-  }
-
-  /**
-   * The class loader Kafka's isolation gives the connector. ServiceLoader discovery first: the
-   * same loaders, without reading every class of the classpath (a reflective scan takes tens of
-   * seconds on a busy executor); the worker's own {@code plugin.discovery} when that finds nothing.
-   */
-  private static ClassLoader connectorLoader(Map<String, String> worker, String className, String version) {
+    this.id = new ConnectorTaskId(connectorName, launch.path("task").asInt());
+    this.taskId = id.toString();
+    String className = connector.get("connector.class");
+    String version = connector.get("connector.plugin.version");
+    // ServiceLoader discovery first: the same loaders, without reading every class of the classpath
+    // (a reflective scan takes tens of seconds on a busy executor); the worker's own
+    // plugin.discovery when that misses the connector or a transformation or predicate it names.
     Map<String, String> scan = new HashMap<>();
     scan.put("plugin.path", worker.getOrDefault("plugin.path", ""));
     scan.put("plugin.discovery", "service_load");
-    PluginDesc<?> chosen = chosen(new Plugins(scan), className, version);
-    if (chosen == null) {
+    Plugins found = new Plugins(scan);
+    PluginDesc<?> chosen = chosen(found, className, version);
+    if (chosen == null || !findsEveryStage(found)) {
       scan.remove("plugin.discovery");
       if (worker.containsKey("plugin.discovery")) {
         scan.put("plugin.discovery", worker.get("plugin.discovery"));
       }
-      chosen = chosen(new Plugins(scan), className, version);
+      found = new Plugins(scan);
+      chosen = chosen(found, className, version);
     }
     if (chosen == null) {
       throw new IllegalStateException("No Java connector " + className + " on plugin.path in this JVM");
     }
-    return chosen.loader();
+    this.plugins = found;
+    this.loader = chosen.loader();
+  }
+
+  /** Whether {@code plugins} load every transformation and predicate the connector config names. */
+  private boolean findsEveryStage(Plugins plugins) {
+    for (Map.Entry<String, String> entry : connector.entrySet()) {
+      String key = entry.getKey();
+      boolean stage = (key.startsWith("transforms.") || key.startsWith("predicates.")) && key.endsWith(".type");
+      if (stage && entry.getValue() != null) {
+        try {
+          plugins.pluginClass(entry.getValue().trim()); // a class name or one of Kafka's aliases
+        } catch (ClassNotFoundException missing) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   private static PluginDesc<?> chosen(Plugins plugins, String className, String version) {
@@ -109,6 +131,11 @@ final class TaskSetup {
 
   /** The source task's producer: Kafka's worker defaults, then producer.*, then producer.override.*. */
   Map<String, Object> producerConfig() {
+    return producerConfig("connector-producer-" + taskId);
+  }
+
+  /** A producer as Kafka's worker configures its tasks' (the dead letter queue's too), named {@code clientId}. */
+  Map<String, Object> producerConfig(String clientId) {
     Map<String, Object> config = new HashMap<>();
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, worker.getOrDefault("bootstrap.servers", "localhost:9092"));
     config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -116,7 +143,7 @@ final class TaskSetup {
     config.put(ProducerConfig.ACKS_CONFIG, "all");
     config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
     config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.toString(Integer.MAX_VALUE));
-    config.put(ProducerConfig.CLIENT_ID_CONFIG, "connector-producer-" + taskId);
+    config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
     config.putAll(prefixed("producer.", worker));
     config.putAll(prefixed("producer.override.", connector));
     return config;
@@ -134,6 +161,16 @@ final class TaskSetup {
     config.put(ConsumerConfig.CLIENT_ID_CONFIG, "connector-consumer-" + taskId);
     config.putAll(prefixed("consumer.", worker));
     config.putAll(prefixed("consumer.override.", connector));
+    return config;
+  }
+
+  /** The dead letter queue's admin client (it creates the topic): admin.*, then admin.override.*. */
+  Map<String, Object> dlqAdminConfig() {
+    Map<String, Object> config = new HashMap<>();
+    config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, worker.getOrDefault("bootstrap.servers", "localhost:9092"));
+    config.put(AdminClientConfig.CLIENT_ID_CONFIG, "connector-dlq-adminclient-");
+    config.putAll(prefixed("admin.", worker));
+    config.putAll(prefixed("admin.override.", connector));
     return config;
   }
 
