@@ -68,8 +68,10 @@ class FoundPlugin(Protocol):
     def location(self) -> str:
         """Where it was found (Kafka's ``PluginDesc.location``: a jar or folder URL)."""
 
-    def refuse_to_run(self) -> Exception | None:
-        """The error a create or update naming this plugin answers, or None when it can run."""
+    def refuse_to_run(self, task_runtime: str) -> Exception | None:
+        """The error a create or update naming this plugin answers, or None when it can run in the
+        config of a connector whose tasks run in `task_runtime` (``python``, or ``java``: see
+        `kconnect.plugin_host.PluginHost.task_runtime`)."""
 
 
 def python_path_of(cls: Any) -> str:

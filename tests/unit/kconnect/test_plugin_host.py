@@ -126,8 +126,8 @@ class _FoundSink:
     type: PluginType = PluginType.SINK
     task_runtime: str = "java"
 
-    def refuse_to_run(self) -> Exception | None:
-        return PluginError(f"{self.class_name} cannot run")
+    def refuse_to_run(self, task_runtime: str) -> Exception | None:
+        return PluginError(f"{self.class_name} cannot run in {task_runtime} tasks")
 
 
 class _WorkerConfigPlugin:

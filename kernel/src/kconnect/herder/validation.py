@@ -249,10 +249,14 @@ class ConnectorValidator:
             infos = await self.validate(config)
         except PluginError as unknown:
             raise BadRequestError(str(unknown)) from unknown  # Kafka answers 400 on create / update
+        runtime = self._plugins.task_runtime(
+            config.get(CONNECTOR_CLASS_CONFIG, ""), config.get(CONNECTOR_VERSION_CONFIG)
+        )
         for plugin in self._named_plugins(config):
-            # A plugin found from the worker config (FoundPlugin, e.g. a Java class) that cannot run.
+            # A plugin found from the worker config (FoundPlugin, e.g. a Java class) that cannot run
+            # with this connector (a Java transformation runs in a Java connector's tasks only).
             refuse = getattr(plugin.cls, "refuse_to_run", None)
-            refusal = refuse() if callable(refuse) else None
+            refusal = refuse(runtime) if callable(refuse) else None
             if refusal is not None:
                 raise refusal
         # The endpoint named in the message takes a plugin name: the connector class as given works.

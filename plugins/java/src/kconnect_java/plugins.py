@@ -9,7 +9,7 @@ plugin per class, type and version, as Kafka lists them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,15 +19,12 @@ from kconnect.plugin_registry import PluginType
 from kconnect.plugin_versions import version_key
 
 from kconnect_java.connector import ConnectorContext, Facade, JavaConnector, JavaTaskClass
+from kconnect_java.stages import stage_errors
 
 _TYPES = {t.value: t for t in PluginType}
-
-TRANSFORMS = "transforms"
-#: The error validate gives ``transforms`` on a Java connector: its tasks' records move in a JVM.
-TRANSFORMS_REFUSED = (
-    "kconnect cannot run transformations on a Java connector's records yet (Python or Java ones): "
-    "remove transforms from this config"
-)
+_CONNECTORS = (PluginType.SOURCE, PluginType.SINK)
+#: Java plugins a Java connector's tasks run: Kafka's TransformationChain in the task's JVM.
+_IN_JAVA_TASKS = (PluginType.TRANSFORMATION, PluginType.PREDICATE)
 
 #: What a Java plugin is called in the 400 that refuses to run it.
 _KINDS = {
@@ -107,12 +104,19 @@ class JavaPluginInstance:
         self.connector.stop()
 
     def validate(self, config: Mapping[str, str]) -> Mapping[str, ConfigValue]:
-        """The connector's own ConfigValues for `config`, as its Java ``validate`` answers them, and
-        an error on ``transforms`` when it names any (`TRANSFORMS_REFUSED`)."""
+        """The connector's own ConfigValues for `config`, as its Java ``validate`` answers them, and an
+        error on each ``transforms.<alias>.type`` / ``predicates.<alias>.type`` naming no Java class
+        (`kconnect_java.stages`: the tasks run Java transformations and predicates only)."""
         values = dict(self._own_values(config))
-        if (config.get(TRANSFORMS) or "").strip():
-            values[TRANSFORMS] = ConfigValue(TRANSFORMS, config[TRANSFORMS], [], [TRANSFORMS_REFUSED], True)
+        if self.plugin.facade is not None and self.plugin.type in _CONNECTORS:
+            values.update(stage_errors(config, self._java_stages))
         return values
+
+    def _java_stages(self, names: Collection[str]) -> Mapping[str, Collection[str]]:
+        """Which of `names` Kafka's isolation loads as a transformation or a predicate, in the facade."""
+        assert self.plugin.facade is not None
+        answer = self.plugin.facade.call({"op": "stage_classes", "names": list(names)})
+        return {kind: set(answer.get(kind) or ()) for kind in ("transformation", "predicate")}
 
     def _own_values(self, config: Mapping[str, str]) -> Mapping[str, ConfigValue]:
         if self.plugin.facade is None:
@@ -166,8 +170,9 @@ def _parsed(name: str, text: Any, config_type: ConfigType | None) -> object:
 class JavaPlugin:
     """One Java plugin class (one version of it) found on ``plugin.path``: a registry entry.
 
-    Satisfies `kconnect.plugin_registry.FoundPlugin`. A connector runs; a config naming any other
-    Java plugin (converter, transformation, predicate) is refused on create (`refuse_to_run`).
+    Satisfies `kconnect.plugin_registry.FoundPlugin`. A connector runs, and so do the transformations
+    and predicates a Java connector names; a config naming another Java plugin (a converter), or a
+    Java transformation or predicate for a Python connector, is refused on create (`refuse_to_run`).
     """
 
     class_name: str
@@ -185,15 +190,18 @@ class JavaPlugin:
         """An instance for validation (see `JavaPluginInstance`)."""
         return JavaPluginInstance(self)
 
-    def refuse_to_run(self) -> BadRequestError | None:
-        """The 400 a create or update naming this plugin answers, or None: a Java connector runs
-        (its instance in the facade JVM, its tasks on Spark's JVMs), other Java plugins cannot yet."""
-        if self.type in (PluginType.SOURCE, PluginType.SINK):
+    def refuse_to_run(self, task_runtime: str) -> BadRequestError | None:
+        """The 400 a create or update naming this plugin for a connector whose tasks run in
+        `task_runtime` answers, or None: a Java connector runs (its instance in the facade JVM, its
+        tasks on Spark's JVMs), with the Java transformations and predicates its config names; other
+        Java plugins cannot yet, nor Java transformations in a Python connector's tasks."""
+        if self.type in _CONNECTORS or (self.type in _IN_JAVA_TASKS and task_runtime == self.task_runtime):
             return None
         kind = _KINDS[self.type]
+        where = " on a Python connector's records" if self.type in _IN_JAVA_TASKS else ""
         return BadRequestError(
             f"{self.class_name} (version {self.version}, from {self.location}) is a Java {kind}: "
-            f"Java {kind}s cannot run yet in this version of kconnect"
+            f"Java {kind}s cannot run yet in this version of kconnect{where}"
         )
 
 

@@ -8,7 +8,7 @@ goes through a topic into a file: the sink is identical to the source; status
 shows RUNNING with the worker's id; pause, resume, stop and restart act on the Java tasks; a
 restart resumes from the committed source offset with no line lost or repeated; a sink that cannot
 open its file is FAILED with Java's stack trace; a Python FileStreamSource feeds a Java
-FileStreamSink.
+FileStreamSink; a Java connector naming a Python-only transformation is refused at validate.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kconnect_java.plugins import TRANSFORMS_REFUSED
+from kconnect_java.stages import not_java
 
 from plugins.java.tests.integration.connect_file import fetch_connect_file
 from tests.worker_process import WorkerProcess
@@ -150,15 +150,20 @@ def test_a_java_task_that_fails_shows_javas_stack_trace(worker: WorkerProcess, t
 
 
 def test_a_java_connector_with_a_python_transformation_is_refused_at_validate(worker: WorkerProcess) -> None:
+    python_only = "kconnect_transforms.insert_field.InsertFieldValue"  # no Java class of that name
     config = {
         "name": "with-python-smt",
         "connector.class": SINK,
         "topics": "t",
         "file": "/tmp/out.txt",
-        "transforms": "insert",
-        "transforms.insert.type": "org.apache.kafka.connect.transforms.InsertField$Value",
-        "transforms.insert.static.field": "f",
-        "transforms.insert.static.value": "v",
+        "transforms": "kafkas,python",
+        # Kafka's SMT names are kconnect's Python ports too; for a Java connector, Kafka's Java class.
+        "transforms.kafkas.type": "org.apache.kafka.connect.transforms.InsertField$Value",
+        "transforms.kafkas.static.field": "f",
+        "transforms.kafkas.static.value": "v",
+        "transforms.python.type": python_only,
+        "transforms.python.static.field": "f",
+        "transforms.python.static.value": "v",
         **JAVA,
     }
     response = worker.request("PUT", "/connector-plugins/FileStreamSinkConnector/config/validate", config)
@@ -166,6 +171,6 @@ def test_a_java_connector_with_a_python_transformation_is_refused_at_validate(wo
     errors = {
         c["value"]["name"]: c["value"]["errors"] for c in response.json()["configs"] if c["value"]["errors"]
     }
-    assert errors == {"transforms": [TRANSFORMS_REFUSED]}
+    assert errors == {"transforms.python.type": [not_java("transformation", python_only)]}
     created = worker.request("POST", "/connectors", {"name": "with-python-smt", "config": config})
-    assert created.status_code == 400 and TRANSFORMS_REFUSED in created.json()["message"]
+    assert created.status_code == 400 and not_java("transformation", python_only) in created.json()["message"]

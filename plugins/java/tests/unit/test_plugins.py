@@ -6,8 +6,10 @@ from dataclasses import asdict
 from typing import Any
 
 from kconnect.config import ConfigKeyInfo, ConfigValueInfo
+from kconnect.errors import BadRequestError
 from kconnect.plugin_registry import PluginType
-from kconnect_java.plugins import TRANSFORMS_REFUSED, config_def_of, config_values_of, found_plugins
+from kconnect_java.plugins import config_def_of, config_values_of, found_plugins
+from kconnect_java.stages import not_java
 
 #: Keys as Java Kafka Connect 4.3.1's REST API renders FileStreamSourceConnector's ConfigDef.
 SOURCE_KEYS: list[dict[str, Any]] = [
@@ -97,11 +99,66 @@ def test_java_config_values_render_back_as_java_wrote_them() -> None:
     assert rendered == java_values
 
 
-def test_validate_of_a_java_connector_refuses_transforms() -> None:
+class _Facade:
+    """The facade as validate asks it which names are Java transformations or predicates."""
+
+    def __init__(self, transformations: set[str], predicates: set[str]) -> None:
+        self.loaded = {"transformation": transformations, "predicate": predicates}
+        self.asked: list[list[str]] = []
+
+    def call(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request["op"] == "validate":
+            return {"values": []}
+        assert request["op"] == "stage_classes"
+        self.asked.append(request["names"])
+        return {kind: [n for n in request["names"] if n in names] for kind, names in self.loaded.items()}
+
+    def call_beside(self, request: dict[str, Any]) -> dict[str, Any]:
+        return self.call(request)
+
+
+def test_validate_of_a_java_connector_refuses_names_of_no_java_transformation_or_predicate() -> None:
+    facade = _Facade({"org.apache.kafka.connect.transforms.RegexRouter", "Filter"}, {"HasHeaderKey"})
     scan = {"plugins": [{**_entry("org.example.Source", "1.0", "file:/p", "source"), "config": SOURCE_KEYS}]}
-    (source,) = found_plugins(scan)
-    values = source().validate(
-        {"topic": "t", "transforms": "mask", "transforms.mask.type": "MaskField$Value"}
-    )
-    assert values["transforms"].errors == [TRANSFORMS_REFUSED]
-    assert "transforms" not in source().validate({"topic": "t", "transforms": " "})
+    (source,) = found_plugins(scan, facade)
+    config = {
+        "topic": "t",
+        "transforms": "route, py ,drop,unlisted",
+        "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+        "transforms.py.type": "kconnect_transforms.insert_field.InsertFieldValue",
+        "transforms.drop.type": "Filter",
+        "transforms.drop.predicate": "header",
+        "transforms.gone.type": "NotListed",
+        "predicates": "header,topic",
+        "predicates.header.type": "HasHeaderKey",
+        "predicates.topic.type": "Filter",
+    }
+    values = source().validate(config)
+    assert {name: v.errors for name, v in values.items() if v.errors} == {
+        "transforms.py.type": [
+            not_java("transformation", "kconnect_transforms.insert_field.InsertFieldValue")
+        ],
+        "predicates.topic.type": [not_java("predicate", "Filter")],
+    }
+    # One question for every name; an alias without its .type key is left to the framework.
+    assert facade.asked == [
+        ["Filter", "HasHeaderKey", "kconnect_transforms.insert_field.InsertFieldValue",
+         "org.apache.kafka.connect.transforms.RegexRouter"]
+    ]  # fmt: skip
+    assert source().validate({"topic": "t", "transforms": " "}) == {}
+
+
+def test_java_transformations_and_predicates_run_only_for_java_connectors() -> None:
+    scan = {
+        "plugins": [
+            _entry("org.example.Smt", "1.0", "file:/p", "transformation"),
+            _entry("org.example.Converter", "1.0", "file:/p", "converter"),
+            _entry("org.example.Sink", "1.0", "file:/p", "sink"),
+        ]
+    }
+    converter, sink, smt = found_plugins(scan)
+    assert smt.refuse_to_run("java") is None and sink.refuse_to_run("python") is None
+    refused = smt.refuse_to_run("python")
+    assert isinstance(refused, BadRequestError)
+    assert "Java transformations cannot run yet in this version of kconnect on a Python" in str(refused)
+    assert isinstance(converter.refuse_to_run("java"), BadRequestError)

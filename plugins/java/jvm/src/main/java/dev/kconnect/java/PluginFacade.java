@@ -39,7 +39,9 @@ import org.apache.kafka.connect.transforms.predicates.Predicate;
  * "config": {...}}} runs that connector's own {@code validate(config)} (the version found by the
  * scan; the newest when none is given) and answers {@code {"values": [...]}}: each {@code
  * ConfigValue} with its value and recommended values as Kafka's REST API writes them. {@code
- * connector_*} requests drive running connector instances ({@link ConnectorInstances}). A failure answers {@code {"error": "...", "trace":
+ * {"op": "stage_classes", "names": [...]}} answers which of the names Kafka's isolation loads (a class
+ * name or Kafka's alias; Kafka's own SMTs included) as {@code {"transformation": [...], "predicate":
+ * [...]}}: what a Java connector's tasks can run. {@code connector_*} requests drive running connector instances ({@link ConnectorInstances}). A failure answers {@code {"error": "...", "trace":
  * "..."}}, never an exception across py4j.
  */
 public final class PluginFacade implements Function<String, String> {
@@ -62,6 +64,9 @@ public final class PluginFacade implements Function<String, String> {
       }
       if (op.equals("validate")) {
         return JSON.writeValueAsString(validate(body));
+      }
+      if (op.equals("stage_classes")) {
+        return JSON.writeValueAsString(stageClasses(body));
       }
       if (op.equals("connector_start")) {
         return JSON.writeValueAsString(connectors.start(plugins(), chosenConnector(body), body));
@@ -175,6 +180,27 @@ public final class PluginFacade implements Function<String, String> {
     }
     ObjectNode answer = JSON.createObjectNode();
     answer.set("values", values);
+    return answer;
+  }
+
+  private ObjectNode stageClasses(JsonNode body) {
+    ObjectNode answer = JSON.createObjectNode();
+    ArrayNode transformations = answer.putArray("transformation");
+    ArrayNode predicates = answer.putArray("predicate");
+    for (JsonNode name : body.path("names")) {
+      Class<?> loaded;
+      try {
+        loaded = plugins().pluginClass(name.asText());
+      } catch (ClassNotFoundException | LinkageError missing) {
+        continue;
+      }
+      if (Transformation.class.isAssignableFrom(loaded)) {
+        transformations.add(name.asText());
+      }
+      if (Predicate.class.isAssignableFrom(loaded)) {
+        predicates.add(name.asText());
+      }
+    }
     return answer;
   }
 
