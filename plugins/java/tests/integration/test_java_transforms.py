@@ -5,6 +5,8 @@ on Kafka's ``connect-file`` 4.3.1 jar from ``plugin.path``, a real broker and th
 * A Java FileStreamSource with Kafka's HoistField, InsertField, RegexRouter and InsertHeader SMTs
   (two InsertHeaders under a TopicNameMatches predicate, one negated) writes exactly the transformed
   records to the routed topic: the value bytes and headers on the wire are checked.
+* A transformation from ``plugin.path`` (``smt/LoaderHeader.java``, without a ServiceLoader manifest)
+  runs in the class loader Kafka's isolation gives its plugin, not the connector's nor the facade's.
 * A Java FileStreamSink with JsonConverter values and ExtractField: with ``errors.tolerance=all`` and a
   dead letter queue, the records that are not JSON land in the DLQ with their original bytes and
   Kafka's ``__connect.errors.*`` headers and the JSON ones (transformed after conversion) in the
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +29,7 @@ import pytest
 
 from plugins.java.tests.integration.connect_file import fetch_connect_file
 from tests.integration.harness import consume_records, produce_records
+from tests.java_connect import compile_java
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration
@@ -41,8 +45,21 @@ ERROR_HEADERS = "__connect.errors."
 
 
 @pytest.fixture(scope="module")
-def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[WorkerProcess]:
-    """A standalone kconnect worker with Kafka's connect-file 4.3.1 on its plugin.path."""
+def smt_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A plugin folder holding ``smt/*.java`` compiled into one jar."""
+    folder = tmp_path_factory.mktemp("smt-plugin")
+    classes = compile_java(folder / "classes", *sorted((Path(__file__).parent / "smt").glob("*.java")))
+    plugin = folder / "loader-header"
+    plugin.mkdir()
+    subprocess.run(["jar", "cf", str(plugin / "loader-header.jar"), "-C", str(classes), "."], check=True)
+    return plugin
+
+
+@pytest.fixture(scope="module")
+def worker(
+    tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str, smt_plugin: Path
+) -> Iterator[WorkerProcess]:
+    """A standalone kconnect worker with Kafka's connect-file 4.3.1 and `smt_plugin` on its plugin.path."""
     folder = tmp_path_factory.mktemp("java-transforms")
     props = {
         "bootstrap.servers": kafka_bootstrap,
@@ -50,7 +67,7 @@ def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> It
         "offset.flush.interval.ms": "500",
         "key.converter": STRING,
         "value.converter": STRING,
-        "plugin.path": str(fetch_connect_file("4.3.1")),
+        "plugin.path": f"{fetch_connect_file('4.3.1')},{smt_plugin}",
         "spark.master": "local[3]",
     }
     ours = WorkerProcess(folder, props)
@@ -117,6 +134,31 @@ def test_a_java_source_writes_exactly_the_transformed_records(
         json.dumps({"line": line, "origin": "file"}, separators=(",", ":")).encode() for line in lines
     ]
     assert {(r.key, tuple(r.headers)) for r in records} == {(None, (("routed", b"yes"),))}
+    assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
+
+
+def test_a_transformation_from_plugin_path_runs_in_its_own_plugin_class_loader(
+    worker: WorkerProcess, kafka_bootstrap: str, smt_plugin: Path, tmp_path: Path
+) -> None:
+    stem = uuid.uuid4().hex[:8]
+    name, source_file, topic = f"smt-loader-{stem}", tmp_path / "in.txt", f"loader-{stem}"
+    source_file.write_text("one\ntwo\n", encoding="utf-8")
+    config = {
+        "connector.class": SOURCE,
+        "file": str(source_file),
+        "topic": topic,
+        "transforms": "loader",
+        "transforms.loader.type": "kconnect.test.smt.LoaderHeader",
+        **JAVA,
+    }
+    _create(worker, name, config)
+    worker.wait_for_state(name, "RUNNING", tasks=1, fail_fast=True)
+    records = asyncio.run(consume_records(kafka_bootstrap, topic, 2))
+    assert [r.value for r in records] == [b"one", b"two"]
+    loaders = {dict(r.headers)["loader"].decode() for r in records}
+    assert len(loaders) == 1, loaders
+    (loader,) = loaders
+    assert loader.startswith("PluginClassLoader") and f"{smt_plugin.name}/" in loader, loader
     assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
 
 
