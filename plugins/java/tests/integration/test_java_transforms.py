@@ -5,6 +5,7 @@ on Kafka's ``connect-file`` 4.3.1 jar from ``plugin.path``, a real broker and th
 * A Java FileStreamSource with Kafka's HoistField, InsertField, RegexRouter and InsertHeader SMTs
   (two InsertHeaders under a TopicNameMatches predicate, one negated) writes exactly the transformed
   records to the routed topic: the value bytes and headers on the wire are checked.
+* With ``errors.tolerance=all`` a Java source skips the lines Kafka's Cast SMT fails on.
 * A transformation from ``plugin.path`` (``smt/LoaderHeader.java``, without a ServiceLoader manifest)
   runs in the class loader Kafka's isolation gives its plugin, not the connector's nor the facade's.
 * A Java FileStreamSink with JsonConverter values and ExtractField: with ``errors.tolerance=all`` and a
@@ -134,6 +135,32 @@ def test_a_java_source_writes_exactly_the_transformed_records(
         json.dumps({"line": line, "origin": "file"}, separators=(",", ":")).encode() for line in lines
     ]
     assert {(r.key, tuple(r.headers)) for r in records} == {(None, (("routed", b"yes"),))}
+    assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
+
+
+def test_a_java_source_skips_what_a_transformation_fails_on_with_tolerance_all(
+    worker: WorkerProcess, kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    stem = uuid.uuid4().hex[:8]
+    name, source_file, topic = f"smt-cast-{stem}", tmp_path / "in.txt", f"cast-{stem}"
+    source_file.write_text("1\nnot a number\n3\n4\n", encoding="utf-8")
+    config = {
+        "connector.class": SOURCE,
+        "file": str(source_file),
+        "topic": topic,
+        "value.converter": JSON_CONVERTER,
+        "value.converter.schemas.enable": "false",
+        "transforms": "cast",
+        "transforms.cast.type": f"{SMT}Cast$Value",
+        "transforms.cast.spec": "int32",
+        "errors.tolerance": "all",
+        **JAVA,
+    }
+    _create(worker, name, config)
+    worker.wait_for_state(name, "RUNNING", tasks=1, fail_fast=True)
+    records = asyncio.run(consume_records(kafka_bootstrap, topic, 3))
+    assert [r.value for r in records] == [b"1", b"3", b"4"]
+    assert worker.status(name)["tasks"][0]["state"] == "RUNNING"
     assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
 
 
