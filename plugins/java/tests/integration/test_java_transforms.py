@@ -11,7 +11,8 @@ on Kafka's ``connect-file`` 4.3.1 jar from ``plugin.path``, a real broker and th
 * A Java FileStreamSink with JsonConverter values and ExtractField: with ``errors.tolerance=all`` and a
   dead letter queue, the records that are not JSON land in the DLQ with their original bytes and
   Kafka's ``__connect.errors.*`` headers and the JSON ones (transformed after conversion) in the
-  file; with ``errors.tolerance=none`` the first bad record fails the task with Kafka's trace.
+  file, and ``errors.log.enable`` writes Kafka's error report to the worker's log; with
+  ``errors.tolerance=none`` the first bad record fails the task with Kafka's trace.
 
 Kafka's SMT names are also kconnect's Python ports; for a Java connector they mean Kafka's Java
 classes (a Python-only transformation is refused at validate: ``test_java_tasks.py``).
@@ -251,6 +252,13 @@ def test_a_java_sink_sends_what_its_converter_fails_on_to_the_dead_letter_queue(
         assert b"Converting byte[] to Kafka Connect data failed" in errors["exception.message"]
         assert b"org.apache.kafka.connect.json.JsonConverter.toConnectData(" in errors["exception.stacktrace"]
     assert worker.status(name)["tasks"][0]["state"] == "RUNNING"
+    # errors.log.enable: Kafka's LogReporter, through the Java part's SLF4J, in the worker's log.
+    logged = worker.log_path.read_text(encoding="utf-8", errors="replace")
+    for offset in (1, 3):
+        assert (
+            f"Error encountered in task {name}-0. Executing stage 'VALUE_CONVERTER' with class "
+            f"'{JSON_CONVERTER}', where consumed record is {{topic='{topic}', partition=0, offset={offset}"
+        ) in logged
     assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
 
 
