@@ -1,0 +1,145 @@
+"""MirrorMaker 2's ``MirrorSourceConnector`` (``connect-mirror`` 4.3.1 from Maven Central, on
+``plugin.path``) on a kconnect worker, copying a topic between two real brokers.
+
+The session broker is the target (the worker's own cluster, as an MM2 deployment on Connect runs
+next to its target); a second broker, started for this module only, is the source. Every record
+of the source topic arrives on the target in ``<alias>.<topic>`` (MM2's DefaultReplicationPolicy)
+with its key, value and headers, byte for byte; the connector and its task are RUNNING on the
+worker; records written after the start follow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+from plugins.java.tests.integration.maven_plugin import fetch_connect_mirror
+from tests.harness import kafka_broker_script
+from tests.worker_process import WorkerProcess
+
+pytestmark = pytest.mark.integration
+
+MIRROR_SOURCE = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
+BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
+ALIAS = "upstream"
+
+Record = tuple[bytes | None, bytes | None, tuple[tuple[str, bytes], ...]]
+
+
+@pytest.fixture(scope="module")
+def source_bootstrap() -> Iterator[str]:
+    """A second real broker, the source cluster, for this module only (a small heap: it holds one topic)."""
+    with kafka_broker_script.KafkaBroker(heap="256m", log_level="WARN") as broker:
+        yield str(broker.bootstrap_servers)
+
+
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[WorkerProcess]:
+    """A standalone kconnect worker on the target broker with connect-mirror 4.3.1 on its plugin.path."""
+    folder = tmp_path_factory.mktemp("mirror-maker")
+    props = {
+        "bootstrap.servers": kafka_bootstrap,
+        "offset.storage.file.filename": str(folder / "offsets"),
+        "offset.flush.interval.ms": "500",
+        "key.converter": BYTES,
+        "value.converter": BYTES,
+        "plugin.path": str(fetch_connect_mirror("4.3.1")),
+        "spark.master": "local[2]",
+    }
+    ours = WorkerProcess(folder, props)
+    ours.start(timeout=300)  # the first start builds the Java part with Maven
+    try:
+        yield ours
+    finally:
+        ours.stop()
+
+
+def _records(start: int, stop: int) -> list[Record]:
+    """Records with distinct keys, values and headers; every tenth without a key, one a tombstone."""
+    made: list[Record] = []
+    for i in range(start, stop):
+        key = None if i % 10 == 0 else f"key-{i}".encode()
+        value = None if i == start + 7 else bytes([i % 256]) + f"value {i}".encode()
+        headers = (("origin", f"h{i}".encode()), ("binary", bytes([0, 255, i % 256])))
+        made.append((key, value, headers))
+    return made
+
+
+async def _create_topic(bootstrap: str, topic: str) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=1)])
+    finally:
+        await admin.close()
+
+
+async def _produce(bootstrap: str, topic: str, records: list[Record]) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+    await producer.start()
+    try:
+        for key, value, headers in records:
+            await producer.send_and_wait(topic, value, key=key, headers=list(headers))
+    finally:
+        await producer.stop()
+
+
+async def _consume(bootstrap: str, topic: str, count: int, timeout: float = 120.0) -> list[Record]:
+    """The first `count` records of `topic` (waiting for the topic to appear and fill)."""
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest")
+    await consumer.start()
+    try:
+        found: list[Any] = []
+        async with asyncio.timeout(timeout):
+            while len(found) < count:
+                batch = await consumer.getmany(timeout_ms=500)
+                found += [m for part in batch.values() for m in part]
+        return [(m.key, m.value, tuple(m.headers)) for m in found]
+    finally:
+        await consumer.stop()
+
+
+def test_mirror_source_connector_copies_a_topic_between_two_brokers(
+    worker: WorkerProcess, kafka_bootstrap: str, source_bootstrap: str
+) -> None:
+    topic = f"mirrored-{uuid.uuid4().hex[:8]}"
+    first = _records(0, 200)
+    asyncio.run(_create_topic(source_bootstrap, topic))
+    asyncio.run(_produce(source_bootstrap, topic, first))
+    name = f"mm2-{uuid.uuid4().hex[:8]}"
+    config = {
+        "name": name,
+        "connector.class": MIRROR_SOURCE,
+        "tasks.max": "1",
+        "topics": topic,
+        "source.cluster.alias": ALIAS,
+        "target.cluster.alias": "downstream",
+        "source.cluster.bootstrap.servers": source_bootstrap,
+        "target.cluster.bootstrap.servers": kafka_bootstrap,
+        "key.converter": BYTES,
+        "value.converter": BYTES,
+        "header.converter": BYTES,
+        "replication.factor": "1",
+        "offset-syncs.topic.replication.factor": "1",
+        "sync.topic.acls.enabled": "false",
+        "refresh.topics.interval.seconds": "5",
+    }
+    response = worker.request("PUT", f"/connectors/{name}/config", config)
+    assert response.status_code in (200, 201), response.text
+    status = worker.wait_for_state(name, "RUNNING", tasks=1, fail_fast=True, timeout=180)
+    assert status["tasks"][0]["worker_id"] == status["connector"]["worker_id"]
+
+    mirrored = f"{ALIAS}.{topic}"
+    assert asyncio.run(_consume(kafka_bootstrap, mirrored, len(first))) == first
+    later = _records(200, 260)
+    asyncio.run(_produce(source_bootstrap, topic, later))
+    assert asyncio.run(_consume(kafka_bootstrap, mirrored, len(first) + len(later))) == first + later
+    status = worker.status(name)
+    assert [status["connector"]["state"], status["tasks"][0]["state"]] == ["RUNNING", "RUNNING"]
+    assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
