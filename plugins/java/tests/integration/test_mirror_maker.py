@@ -5,7 +5,7 @@ The session broker is the target (the worker's own cluster, as an MM2 deployment
 next to its target); a second broker, started for this module only, is the source. Every record
 of the source topic arrives on the target in ``<alias>.<topic>`` (MM2's DefaultReplicationPolicy)
 with its key, value and headers, byte for byte; the connector and its task are RUNNING on the
-worker; records written after the start follow.
+worker; records written after the start follow, and after a restart nothing is copied twice.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from plugins.java.tests.integration.maven_plugin import fetch_connect_mirror
@@ -91,13 +91,18 @@ async def _produce(bootstrap: str, topic: str, records: list[Record]) -> None:
 
 
 async def _consume(bootstrap: str, topic: str, count: int, timeout: float = 120.0) -> list[Record]:
-    """The first `count` records of `topic` (waiting for the topic to appear and fill)."""
+    """Every record of `topic`'s one partition once it holds at least `count` (waiting for the topic
+    to appear and fill), read up to its end offset then: a record copied twice shows."""
     consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest")
     await consumer.start()
     try:
         found: list[Any] = []
         async with asyncio.timeout(timeout):
             while len(found) < count:
+                batch = await consumer.getmany(timeout_ms=500)
+                found += [m for part in batch.values() for m in part]
+            end = (await consumer.end_offsets([TopicPartition(topic, 0)]))[TopicPartition(topic, 0)]
+            while len(found) < end:
                 batch = await consumer.getmany(timeout_ms=500)
                 found += [m for part in batch.values() for m in part]
         return [(m.key, m.value, tuple(m.headers)) for m in found]
@@ -142,4 +147,14 @@ def test_mirror_source_connector_copies_a_topic_between_two_brokers(
     assert asyncio.run(_consume(kafka_bootstrap, mirrored, len(first) + len(later))) == first + later
     status = worker.status(name)
     assert [status["connector"]["state"], status["tasks"][0]["state"]] == ["RUNNING", "RUNNING"]
+
+    # A restart resumes from the source offsets the task committed through the worker's offset
+    # store (MirrorSourceTask reads them with its context's offsetStorageReader): nothing copied twice.
+    restart = worker.request("POST", f"/connectors/{name}/restart?includeTasks=true")
+    assert restart.status_code in (202, 204), restart.text
+    worker.wait_for_state(name, "RUNNING", tasks=1, fail_fast=True, timeout=180)
+    after = _records(260, 300)
+    asyncio.run(_produce(source_bootstrap, topic, after))
+    everything = first + later + after
+    assert asyncio.run(_consume(kafka_bootstrap, mirrored, len(everything))) == everything
     assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
