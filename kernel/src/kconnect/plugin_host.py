@@ -21,6 +21,7 @@ from kconnect.connector import SinkConnector, SourceConnector
 from kconnect.errors import PluginError
 from kconnect.executor import Executor
 from kconnect.plugin_registry import PluginDesc, PluginRegistry, PluginType, python_path_of, shown_class_name
+from kconnect.plugin_versions import PluginVersionError, version_key, version_requirement
 from kconnect.task import Task
 from kconnect.worker_config import WorkerConfig
 
@@ -216,10 +217,12 @@ class PluginHost:
     def connector(self, name: str, version: str | None = None) -> PluginDesc:
         """The connector plugin named `name` (see `find`).
 
-        With `version` (a config's ``connector.plugin.version``, KIP-891) and a first answer of
-        another version, the plugin of exactly that version with the same class name or answering
-        to `name`: how a config reaches a Java class whose name a Python port shares
-        (``FileStreamSinkConnector`` 4.3.1 from ``plugin.path``). None of that version: the first.
+        With `version` (a config's ``connector.plugin.version``, KIP-891: a version, which must match
+        exactly, or a Maven version range), the newest plugin in the range with the same class name
+        or answering to `name`, the first answer when it is one of the newest: how a config reaches
+        a Java class whose name a Python port shares (``FileStreamSinkConnector`` 4.3.1 from
+        ``plugin.path``). PluginVersionError, with Kafka's text, when none is in the range; a value
+        Maven cannot parse is ignored here (the key's validator reports it).
         """
         wanted = (version or "").strip()
         known = self._connectors.get((name, wanted))
@@ -229,12 +232,22 @@ class PluginHost:
 
     def _connector(self, name: str, wanted: str) -> PluginDesc:
         plugin = self.find(name, *_CONNECTOR_TYPES)
-        if not wanted or plugin.version == wanted:
+        try:
+            requirement = version_requirement(wanted)
+        except ValueError:
             return plugin
-        for other in self.plugins(*_CONNECTOR_TYPES):
-            if other.version == wanted and (other.class_name == plugin.class_name or name in other.names()):
-                return other
-        return plugin
+        if requirement is None:
+            return plugin
+        versions = [
+            other
+            for other in self.plugins(*_CONNECTOR_TYPES)
+            if other.class_name == plugin.class_name or name in other.names()
+        ]
+        newest = requirement.newest(other.version for other in versions)
+        if newest is None:
+            raise PluginVersionError(plugin.class_name, requirement, [other.version for other in versions])
+        chosen = [other for other in versions if version_key(other.version) == version_key(newest)]
+        return plugin if plugin in chosen else chosen[0]
 
     def task_runtime(self, name: str, version: str | None = None) -> str:
         """Where the tasks of connector `name` (`version`, see `connector`) run: ``python`` for a

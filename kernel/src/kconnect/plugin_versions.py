@@ -11,8 +11,10 @@ release is newer than its qualified pre-releases (``1.0-rc1`` < ``1.0``, ``3.6.1
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from kconnect.errors import PluginError
 
 #: Maven's well-known qualifiers, oldest first; a release (no qualifier, ``ga``, ``final``) sits at "".
 _QUALIFIERS = ("alpha", "beta", "milestone", "rc", "snapshot", "", "sp")
@@ -146,6 +148,17 @@ def _restriction(spec: str) -> Restriction:
         if upper < lower or (upper == lower and not (lower_inclusive and upper_inclusive)):
             raise ValueError(f"Range defies version ordering: {spec}")
     return Restriction(low, lower_inclusive, high, upper_inclusive)
+
+
+class PluginVersionError(PluginError):
+    """No installed version of a connector class is in the config's range (Kafka's
+    ``VersionedPluginLoadingException``): the message is Kafka's, `available` the versions there are,
+    oldest first."""
+
+    def __init__(self, class_name: str, requirement: VersionRange, available: Sequence[str]) -> None:
+        """Words the error as Kafka does (`not_found_message`)."""
+        self.available = sorted(available, key=version_key)
+        super().__init__(not_found_message(class_name, requirement, self.available))
 
 
 def not_found_message(class_name: str, requirement: VersionRange, available: Iterable[str]) -> str:

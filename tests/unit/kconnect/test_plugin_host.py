@@ -11,6 +11,7 @@ import pytest
 from kconnect import hookimpl, hookspecs
 from kconnect.errors import PluginError
 from kconnect.plugin_host import PluginHost, PluginRegistry, PluginType
+from kconnect.plugin_versions import PluginVersionError
 from kconnect.worker_config import WorkerConfig
 
 from tests.connectors import IdleSource
@@ -172,4 +173,34 @@ def test_a_version_reaches_the_found_plugin_a_registered_class_shadows() -> None
     assert host.connector(inline).cls is InlineSource
     assert host.connector(inline, "9.9").version == "9.9" and host.task_runtime(inline, "9.9") == "java"
     assert host.connector("FoundSink", "1.0").version == "1.0"
-    assert host.connector("FoundSink", "3.0").version == "2.0", "no such version: the first answer"
+    assert host.connector(inline, "[9,10)").version == "9.9"
+
+
+@pytest.mark.parametrize(
+    ("wanted", "version"),
+    [
+        (None, "2.0"),
+        ("latest", "2.0"),
+        ("1.0", "1.0"),
+        ("[1.0]", "1.0"),
+        ("[1.0,2.0)", "1.0"),
+        ("[1,)", "2.0"),
+    ],
+)
+def test_a_version_range_picks_the_newest_version_in_it(wanted: str | None, version: str) -> None:
+    host = PluginHost.load(extra_plugins=[_InlinePlugin(), _WorkerConfigPlugin()], disabled=())
+    host.add_worker_plugins(WorkerConfig.from_props({"found.versions": "2.0,1.0"}))
+    assert host.connector("FoundSink", wanted).version == version
+
+
+@pytest.mark.parametrize(("wanted", "shown"), [("3.0", "[3.0,3.0]"), ("[3.0,4.0)", "[3.0,4.0)")])
+def test_no_version_in_the_range_is_kafkas_error(wanted: str, shown: str) -> None:
+    host = PluginHost.load(extra_plugins=[_InlinePlugin(), _WorkerConfigPlugin()], disabled=())
+    host.add_worker_plugins(WorkerConfig.from_props({"found.versions": "2.0,1.0"}))
+    with pytest.raises(PluginVersionError) as raised:
+        host.connector("FoundSink", wanted)
+    assert str(raised.value) == (
+        f"Plugin com.example.FoundSinkConnector not found that matches the version range {shown}, "
+        "available versions: [1.0, 2.0]"
+    )
+    assert raised.value.available == ["1.0", "2.0"]

@@ -4,7 +4,9 @@ Steps, as Kafka's AbstractHerder.validateConnectorConfig: require ``connector.cl
 plugin among the registered ones (nothing is imported by name); validate the framework's source or
 sink keys, enriched with the keys of the converters, transformations and predicates the config
 names (`kconnect.config.plugin_keys`: an unknown one is an error of its key), plus the connector's
-own (its `config_def` and `validate`, user code run in a thread); render Kafka's ConfigInfos.
+own (its `config_def` and `validate`, user code run in a thread); render Kafka's ConfigInfos. A
+``connector.plugin.version`` range no installed version is in answers Kafka's error on that key
+and on ``connector.class``, validating nothing else (KIP-891).
 Create / update then reject a config with errors with Kafka's multi-error message, and an unknown
 connector class with Kafka's 400 "Failed to find any class ..." text. The executor's own connector
 keys (`Executor.connector_config_def`) are validated when a config sets them. A source config with a
@@ -25,8 +27,11 @@ from kconnect.config import (
     ConfigDef,
     ConfigInfos,
     ConfigKeyInfo,
+    ConfigValue,
     build_config_infos,
+    connector_config_def,
     connector_plugin_config,
+    generate_result,
     invalid_config_message,
     sink_connector_config_def,
     source_connector_config_def,
@@ -37,6 +42,7 @@ from kconnect.config.connector_keys import (
     HEADER_CONVERTER_CLASS_CONFIG,
     KEY_CONVERTER_CLASS_CONFIG,
     NAME_CONFIG,
+    NULL_VALUE_MESSAGE,
     PREDICATES_CONFIG,
     TRANSFORMS_CONFIG,
     VALUE_CONVERTER_CLASS_CONFIG,
@@ -56,7 +62,7 @@ from kconnect.herder.source_validation import source_key_errors
 from kconnect.herder.source_validation import with_errors as with_key_errors
 from kconnect.model import ConnectorType
 from kconnect.plugin_host import PluginDesc, PluginHost, PluginType
-from kconnect.plugin_versions import version_key
+from kconnect.plugin_versions import PluginVersionError, version_key
 from kconnect.worker_config import WorkerConfig, topic_creation_enabled
 
 log = logging.getLogger(__name__)
@@ -104,6 +110,24 @@ def plugin_choices(host: PluginHost, worker_props: Mapping[str, str]) -> PluginC
             for key, default in WORKER_CONVERTER_DEFAULTS.items()
         },
     )
+
+
+def _unmatched_version(config: Mapping[str, str | None], unmatched: PluginVersionError) -> ConfigInfos:
+    """Kafka's answer when no version of the connector is in ``connector.plugin.version``'s range
+    (AbstractHerder.invalidVersionedConnectorValidation): only the keys every connector has are
+    validated, its newest version the default, and the error goes on ``connector.class`` and on
+    ``connector.plugin.version``, whose recommended values are the versions there are."""
+    newest = unmatched.available[-1] if unmatched.available else None
+    common = with_connector_version(connector_config_def(), _defined(newest) if newest else None)
+    values = common.validate(config)
+    for key in (CONNECTOR_CLASS_CONFIG, CONNECTOR_VERSION_CONFIG):
+        values[key].add_error(str(unmatched))
+    values[CONNECTOR_VERSION_CONFIG].recommended_values = list(unmatched.available)
+    for name, value in config.items():
+        if value is None:
+            values.setdefault(name, ConfigValue(name)).add_error(NULL_VALUE_MESSAGE)
+    connector_class = str(config.get(CONNECTOR_CLASS_CONFIG) or "")
+    return generate_result(connector_class, common.config_keys, values.values(), common.groups())
 
 
 class ConnectorValidator:
@@ -198,7 +222,10 @@ class ConnectorValidator:
         connector_class = config.get(CONNECTOR_CLASS_CONFIG)
         if not connector_class:
             raise BadRequestError(f"Connector config {_java_map(sent)} contains no connector type")
-        plugin = self._plugins.connector(connector_class, config.get(CONNECTOR_VERSION_CONFIG))
+        try:
+            plugin = self._plugins.connector(connector_class, config.get(CONNECTOR_VERSION_CONFIG))
+        except PluginVersionError as unmatched:
+            return as_sent(_unmatched_version(config, unmatched), sent, config)
         infos = await asyncio.to_thread(self._validate_with, plugin, config)
         return as_sent(infos, sent, config)
 
@@ -249,10 +276,13 @@ class ConnectorValidator:
             infos = await self.validate(config)
         except PluginError as unknown:
             raise BadRequestError(str(unknown)) from unknown  # Kafka answers 400 on create / update
-        runtime = self._plugins.task_runtime(
-            config.get(CONNECTOR_CLASS_CONFIG, ""), config.get(CONNECTOR_VERSION_CONFIG)
-        )
-        for plugin in self._named_plugins(config):
+        try:
+            runtime = self._plugins.task_runtime(
+                config.get(CONNECTOR_CLASS_CONFIG, ""), config.get(CONNECTOR_VERSION_CONFIG)
+            )
+        except PluginVersionError:
+            runtime = None  # no version in the range: the config's errors say so below
+        for plugin in self._named_plugins(config) if runtime is not None else ():
             # A plugin found from the worker config (FoundPlugin, e.g. a Java class) that cannot run
             # with this connector (a Java transformation runs in a Java connector's tasks only).
             refuse = getattr(plugin.cls, "refuse_to_run", None)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from kconnect import hookimpl
+from kconnect.errors import BadRequestError
 from kconnect.herder.validation import ConnectorValidator
 from kconnect.plugin_host import PluginHost, PluginRegistry
 
@@ -54,3 +55,37 @@ def test_a_connector_without_a_version_shows_none(validator: ConnectorValidator)
 
 def test_other_plugins_have_no_connector_version_key(validator: ConnectorValidator) -> None:
     assert VERSION_KEY not in {key.name for key in validator.plugin_config("JsonConverter")}
+
+
+def _by_name(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["value"]["name"]: c["value"] for c in body["configs"]}
+
+
+@pytest.mark.parametrize("wanted", ["2.5.0", "[2.5.0]", "[2.0,3.0)", "(,3)", "latest"])
+def test_a_version_range_holding_the_connectors_version_validates(
+    validator: ConnectorValidator, wanted: str
+) -> None:
+    config = {"connector.class": "VersionedSource", "name": "x", "topic": "t", VERSION_KEY: wanted}
+    infos = asyncio.run(validator.validate(config))
+    assert _by_name(infos.to_json())[VERSION_KEY]["errors"] == []
+    assert "offsets.storage.topic" in _by_name(infos.to_json()), "a source's keys are validated"
+
+
+def test_a_range_no_version_is_in_is_kafkas_error_on_the_class_and_the_version(
+    validator: ConnectorValidator,
+) -> None:
+    config = {"connector.class": "VersionedSource", "name": "x", "topic": "t", VERSION_KEY: "[3.0,4.0)"}
+    infos = asyncio.run(validator.validate(config))
+    message = (
+        "Plugin tests.connectors.VersionedSource not found that matches the version range [3.0,4.0), "
+        "available versions: [2.5.0]"
+    )
+    configs = _by_name(infos.to_json())
+    assert infos.error_count == 2
+    assert configs["connector.class"]["errors"] == [message]
+    assert configs[VERSION_KEY]["errors"] == [message]
+    assert configs[VERSION_KEY]["recommended_values"] == ["2.5.0"]
+    # As Kafka: nothing past the keys every connector has is validated.
+    assert "offsets.storage.topic" not in configs and "exactly.once.support" not in configs
+    with pytest.raises(BadRequestError, match="2 error"):
+        asyncio.run(validator.check(config))
