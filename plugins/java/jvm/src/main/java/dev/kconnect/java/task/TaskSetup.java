@@ -13,11 +13,14 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.runtime.isolation.PluginDesc;
+import org.apache.kafka.connect.runtime.isolation.PluginUtils;
 import org.apache.kafka.connect.runtime.isolation.Plugins;
 import org.apache.kafka.connect.storage.Converter;
 import org.apache.kafka.connect.storage.HeaderConverter;
 import org.apache.kafka.connect.storage.SimpleHeaderConverter;
 import org.apache.kafka.connect.util.ConnectorTaskId;
+import org.apache.maven.artifact.versioning.InvalidVersionSpecificationException;
+import org.apache.maven.artifact.versioning.VersionRange;
 
 /**
  * What a Java task needs from its launch (a TaskSpec as JSON, written by kconnect_spark.java_job):
@@ -88,11 +91,18 @@ final class TaskSetup {
     return true;
   }
 
+  /** The newest {@code className} in the {@code connector.plugin.version} range (KIP-891), as Kafka's worker picks. */
   private static PluginDesc<?> chosen(Plugins plugins, String className, String version) {
+    VersionRange range;
+    try {
+      range = version == null || version.isBlank() ? null : PluginUtils.connectorVersionRequirement(version);
+    } catch (InvalidVersionSpecificationException invalid) {
+      throw new IllegalArgumentException("connector.plugin.version " + version + ": " + invalid.getMessage());
+    }
     PluginDesc<?> chosen = null;
     for (PluginDesc<?> desc : plugins.connectors()) {
       boolean named = desc.className().equals(className) && !desc.location().equals("classpath");
-      boolean wanted = version == null || version.isBlank() || desc.version().equals(version.trim());
+      boolean wanted = range == null || range.containsVersion(desc.encodedVersion());
       if (named && wanted && (chosen == null || desc.compareTo(chosen) > 0)) {
         chosen = desc;
       }
