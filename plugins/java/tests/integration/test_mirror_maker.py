@@ -5,7 +5,9 @@ The session broker is the target (the worker's own cluster, as an MM2 deployment
 next to its target); a second broker, started for this module only, is the source. Every record
 of the source topic arrives on the target in ``<alias>.<topic>`` (MM2's DefaultReplicationPolicy)
 with its key, value and headers, byte for byte; the connector and its task are RUNNING on the
-worker; records written after the start follow, and after a restart nothing is copied twice.
+worker; records written after the start follow, and after a restart nothing is copied twice. The
+config names the plugin by a KIP-891 version range, which the worker and the task's JVM resolve
+alike; a range no installed version is in is Kafka's validate error.
 """
 
 from __future__ import annotations
@@ -134,6 +136,8 @@ def test_mirror_source_connector_copies_a_topic_between_two_brokers(
         "offset-syncs.topic.replication.factor": "1",
         "sync.topic.acls.enabled": "false",
         "refresh.topics.interval.seconds": "5",
+        # KIP-891: a Maven version range; the task's JVM picks the same version as the worker.
+        "connector.plugin.version": "[4.0,5.0)",
     }
     response = worker.request("PUT", f"/connectors/{name}/config", config)
     assert response.status_code in (200, 201), response.text
@@ -158,3 +162,21 @@ def test_mirror_source_connector_copies_a_topic_between_two_brokers(
     everything = first + later + after
     assert asyncio.run(_consume(kafka_bootstrap, mirrored, len(everything))) == everything
     assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
+
+
+def test_a_version_range_no_installed_version_is_in_is_kafkas_validate_error(worker: WorkerProcess) -> None:
+    config = {
+        "connector.class": MIRROR_SOURCE,
+        "name": "mm2-unmatched",
+        "connector.plugin.version": "[5.0,6.0)",
+    }
+    response = worker.request("PUT", "/connector-plugins/MirrorSourceConnector/config/validate", config)
+    assert response.status_code == 200, response.text
+    errors = {
+        c["value"]["name"]: c["value"]["errors"] for c in response.json()["configs"] if c["value"]["errors"]
+    }
+    range_text = "matches the version range [5.0,6.0), available versions: [4.3.1]"
+    message = f"Plugin {MIRROR_SOURCE} not found that {range_text}"
+    assert errors == {"connector.class": [message], "connector.plugin.version": [message]}
+    created = worker.request("PUT", "/connectors/mm2-unmatched/config", config)
+    assert created.status_code == 400 and message in created.json()["message"]
