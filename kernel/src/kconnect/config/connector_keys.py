@@ -98,8 +98,9 @@ def _version_spec_error(spec: str) -> str | None:
                 return f"Single version must be surrounded by []: {restriction}"
         else:
             low, high = (java_trim(part) for part in bounds.split(",", 1))
-            if low and low == high:
-                return f"Range cannot have identical boundaries: {restriction}"
+            # maven-artifact 3.9 (Kafka 4.3's) accepts [1.0,1.0] and refuses (1.0,1.0] as out of order.
+            if low and low == high and not (restriction.startswith("[") and restriction.endswith("]")):
+                return f"Range defies version ordering: {restriction}"
             if _VERSION_BOUND.fullmatch(low) and _VERSION_BOUND.fullmatch(high):
                 if [int(p) for p in re.split("[.-]", high)] < [int(p) for p in re.split("[.-]", low)]:
                     return f"Range defies version ordering: {restriction}"

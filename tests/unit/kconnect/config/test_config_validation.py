@@ -326,6 +326,10 @@ NO_TOPICS = "Must configure one of topics or topics.regex"
                                               "header.converter.plugin.version: Only fully-qualified sets "
                                               "allowed in multiple set scenario: [1.0,2.0),3.0"]}),
         ({"topics": "a", "connector.plugin.version": "[1.0,2.0)"}, {}),
+        ({"topics": "a", "connector.plugin.version": "[1.0,1.0]"}, {}),  # valid for maven-artifact 3.9
+        ({"topics": "a", "connector.plugin.version": "(1.0,1.0]"},
+         {"connector.plugin.version": ["Invalid value (1.0,1.0] for configuration connector.plugin.version: "
+                                       "Range defies version ordering: (1.0,1.0]"]}),
         ({"topics": "a", "connector.plugin.version": "3.9.1"}, {}),
         ({"topics": "a", "connector.plugin.version": "latest"}, {}),
         ({"topics": "a", "name": "bad\nname"},
