@@ -7,7 +7,9 @@ of the source topic arrives on the target in ``<alias>.<topic>`` (MM2's DefaultR
 with its key, value and headers, byte for byte; the connector and its task are RUNNING on the
 worker; records written after the start follow, and after a restart nothing is copied twice. The
 config names the plugin by a KIP-891 version range, which the worker and the task's JVM resolve
-alike; a range no installed version is in is Kafka's validate error.
+alike; a range no installed version is in is Kafka's validate error. MirrorCheckpointConnector
+translates a consumer group's offset onto the target and MirrorHeartbeatConnector writes
+heartbeats there, beside a MirrorSourceConnector.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from tests.worker_process import WorkerProcess
 pytestmark = pytest.mark.integration
 
 MIRROR_SOURCE = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
+MIRROR_CHECKPOINT = "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"
+MIRROR_HEARTBEAT = "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector"
 BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
 ALIAS = "upstream"
 
@@ -52,7 +56,7 @@ def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> It
         "key.converter": BYTES,
         "value.converter": BYTES,
         "plugin.path": str(fetch_connect_mirror("4.3.1")),
-        "spark.master": "local[2]",
+        "spark.master": "local[4]",  # one slot per task: three MM2 connectors' tasks at once
     }
     ours = WorkerProcess(folder, props)
     ours.start(timeout=300)  # the first start builds the Java part with Maven
@@ -60,6 +64,22 @@ def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> It
         yield ours
     finally:
         ours.stop()
+
+
+def _mm2(connector_class: str, name: str, source: str, target: str) -> dict[str, str]:
+    """The keys every MM2 connector of this module's flow (upstream -> downstream) shares."""
+    return {
+        "name": name,
+        "connector.class": connector_class,
+        "tasks.max": "1",
+        "source.cluster.alias": ALIAS,
+        "target.cluster.alias": "downstream",
+        "source.cluster.bootstrap.servers": source,
+        "target.cluster.bootstrap.servers": target,
+        "key.converter": BYTES,
+        "value.converter": BYTES,
+        "header.converter": BYTES,
+    }
 
 
 def _records(start: int, stop: int) -> list[Record]:
@@ -121,17 +141,8 @@ def test_mirror_source_connector_copies_a_topic_between_two_brokers(
     asyncio.run(_produce(source_bootstrap, topic, first))
     name = f"mm2-{uuid.uuid4().hex[:8]}"
     config = {
-        "name": name,
-        "connector.class": MIRROR_SOURCE,
-        "tasks.max": "1",
+        **_mm2(MIRROR_SOURCE, name, source_bootstrap, kafka_bootstrap),
         "topics": topic,
-        "source.cluster.alias": ALIAS,
-        "target.cluster.alias": "downstream",
-        "source.cluster.bootstrap.servers": source_bootstrap,
-        "target.cluster.bootstrap.servers": kafka_bootstrap,
-        "key.converter": BYTES,
-        "value.converter": BYTES,
-        "header.converter": BYTES,
         "replication.factor": "1",
         "offset-syncs.topic.replication.factor": "1",
         "sync.topic.acls.enabled": "false",
@@ -180,3 +191,90 @@ def test_a_version_range_no_installed_version_is_in_is_kafkas_validate_error(wor
     assert errors == {"connector.class": [message], "connector.plugin.version": [message]}
     created = worker.request("PUT", "/connectors/mm2-unmatched/config", config)
     assert created.status_code == 400 and message in created.json()["message"]
+
+
+async def _commit_group(bootstrap: str, topic: str, group: str, count: int) -> None:
+    """A consumer group on the source that has read `count` records of `topic` and committed."""
+    consumer = AIOKafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        group_id=group,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+    )
+    await consumer.start()
+    try:
+        read = 0
+        async with asyncio.timeout(60):
+            while read < count:
+                batch = await consumer.getmany(timeout_ms=500)
+                read += sum(len(part) for part in batch.values())
+        await consumer.commit()
+    finally:
+        await consumer.stop()
+
+
+async def _group_offset(bootstrap: str, group: str, topic: str) -> int | None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        offsets = await admin.list_consumer_group_offsets(group)
+    finally:
+        await admin.close()
+    found = offsets.get(TopicPartition(topic, 0))
+    return None if found is None else int(found.offset)
+
+
+def test_checkpoints_and_heartbeats_beside_the_source_connector(
+    worker: WorkerProcess, kafka_bootstrap: str, source_bootstrap: str
+) -> None:
+    """MirrorCheckpointConnector writes checkpoints and translates a source consumer group's
+    committed offset onto the mirrored topic of the target (through the source connector's offset
+    syncs); MirrorHeartbeatConnector writes heartbeats on the target."""
+    stem = uuid.uuid4().hex[:8]
+    topic, group = f"checkpointed-{stem}", f"readers-{stem}"
+    asyncio.run(_create_topic(source_bootstrap, topic))
+    asyncio.run(_produce(source_bootstrap, topic, _records(0, 50)))
+    asyncio.run(_commit_group(source_bootstrap, topic, group, 50))
+    names = {kind: f"{kind}-{stem}" for kind in ("source", "checkpoint", "heartbeat")}
+    configs = {
+        "source": {
+            **_mm2(MIRROR_SOURCE, names["source"], source_bootstrap, kafka_bootstrap),
+            "topics": topic,
+            "replication.factor": "1",
+            "offset-syncs.topic.replication.factor": "1",
+            "sync.topic.acls.enabled": "false",
+            "offset.lag.max": "0",
+        },
+        "checkpoint": {
+            **_mm2(MIRROR_CHECKPOINT, names["checkpoint"], source_bootstrap, kafka_bootstrap),
+            "groups": group,
+            "checkpoints.topic.replication.factor": "1",
+            "emit.checkpoints.interval.seconds": "1",
+            "refresh.groups.interval.seconds": "1",
+            "sync.group.offsets.enabled": "true",
+            "sync.group.offsets.interval.seconds": "1",
+        },
+        "heartbeat": {
+            **_mm2(MIRROR_HEARTBEAT, names["heartbeat"], source_bootstrap, kafka_bootstrap),
+            "heartbeats.topic.replication.factor": "1",
+            "emit.heartbeats.interval.seconds": "1",
+        },
+    }
+    for kind, config in configs.items():
+        response = worker.request("PUT", f"/connectors/{names[kind]}/config", config)
+        assert response.status_code in (200, 201), response.text
+    for name in names.values():
+        worker.wait_for_state(name, "RUNNING", tasks=1, fail_fast=True, timeout=180)
+
+    mirrored = f"{ALIAS}.{topic}"
+    assert len(asyncio.run(_consume(kafka_bootstrap, mirrored, 50))) == 50
+    assert asyncio.run(_consume(kafka_bootstrap, f"{ALIAS}.checkpoints.internal", 1))
+    assert asyncio.run(_consume(kafka_bootstrap, "heartbeats", 1))
+    worker.wait_for(
+        "the group's offset translated onto the target",
+        lambda: asyncio.run(_group_offset(kafka_bootstrap, group, mirrored)) == 50,
+        timeout=120,
+    )
+    for name in names.values():
+        assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
