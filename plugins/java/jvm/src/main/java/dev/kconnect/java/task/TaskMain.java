@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.function.Function;
+import org.apache.kafka.connect.runtime.isolation.LoaderSwap;
 
 /**
  * Runs one Java connector task to its end: what kconnect's Spark job calls on an executor JVM
@@ -37,10 +38,14 @@ public final class TaskMain implements Function<String, String> {
             address, port, launch.path("token").asText(), task, launch.path("generation").asInt())) {
       try {
         TaskSetup setup = new TaskSetup(launch);
-        if (launch.path("kind").asText().equals("sink")) {
-          new SinkLoop(setup, control).run();
-        } else {
-          new SourceLoop(setup, control).run();
+        // As Kafka's WorkerTask: the whole task runs with its plugin's loader as the thread's
+        // context loader (Debezium loads its own classes through it).
+        try (LoaderSwap swap = setup.plugins.withClassLoader(setup.loader)) {
+          if (launch.path("kind").asText().equals("sink")) {
+            new SinkLoop(setup, control).run();
+          } else {
+            new SourceLoop(setup, control).run();
+          }
         }
       } catch (Throwable error) {
         if (control.lost()) {
