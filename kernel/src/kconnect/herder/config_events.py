@@ -1,8 +1,8 @@
-"""What the config topic means for a distributed worker's herder: pure functions, no I/O.
+"""What the config store means for the herder (mostly a distributed worker's): pure functions, no I/O.
 
 Each change the config store reads after start (`kconnect.storage.config_changes`) is a reducer
 event as it is; this module covers the rest of the herder's edge to the config topic:
-`loaded_events` turns the first snapshot into the reducer's load events (so every worker knows
+`loaded_event` turns the first snapshot into the reducer's load event (so every worker knows
 every connector, and runs what its assignment holds), and `rebalance_reason` says whether a
 change alters the set of connectors and tasks the group must share (Kafka's herder then asks for
 a rebalance; a changed config of the same tasks restarts them in place).
@@ -15,14 +15,16 @@ from kconnect.model import ConnectorTaskId
 from kconnect.storage.base import ClusterConfigState
 
 
-def loaded_events(snapshot: ClusterConfigState) -> list[ev.Event]:
-    """Every connector of the first snapshot (read at start-up), as the reducer's load events."""
-    return [
-        ev.ConnectorLoaded(
-            name, dict(config), snapshot.target_state(name), snapshot.task_configs.get(name, ())
+def loaded_event(snapshot: ClusterConfigState) -> ev.ConnectorsLoaded:
+    """Every connector of the first snapshot (read at start-up), as the reducer's one load event."""
+    return ev.ConnectorsLoaded(
+        tuple(
+            ev.ConnectorLoaded(
+                name, dict(config), snapshot.target_state(name), snapshot.task_configs.get(name, ())
+            )
+            for name, config in sorted(snapshot.connector_configs.items())
         )
-        for name, config in sorted(snapshot.connector_configs.items())
-    ]
+    )
 
 
 def work_of(snapshot: ClusterConfigState) -> tuple[frozenset[str], frozenset[ConnectorTaskId]]:

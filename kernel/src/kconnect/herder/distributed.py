@@ -43,7 +43,7 @@ from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
 from kconnect.herder.api import LeaderRequests, PutResult
-from kconnect.herder.config_events import loaded_events, rebalance_reason
+from kconnect.herder.config_events import loaded_event, rebalance_reason
 from kconnect.herder.front_door import HerderFrontDoor, merged
 from kconnect.herder.leadership import Leadership
 from kconnect.herder.offsets import AiokafkaAdmin, KafkaAdmin
@@ -180,8 +180,8 @@ class DistributedHerder(HerderFrontDoor):
         await self._configs.start()
         self._owner.start()
         self._started = True
-        for event in loaded_events(self._configs.snapshot()):
-            await self._owner.call(functools.partial(self._owner.command, event))
+        loaded = loaded_event(self._configs.snapshot())
+        await self._owner.call(functools.partial(self._owner.command, loaded))
         self._seen = self._configs.snapshot()
         self._configs.set_update_listener(self._on_config_update)
         self._loaded.set()

@@ -52,6 +52,14 @@ class ConnectorLoaded:
 
 
 @dataclass(frozen=True)
+class ConnectorsLoaded:
+    """Every connector read from the config store when the herder starts, folded in one step (one
+    event per connector copied the connector map once each: quadratic at thousands of connectors)."""
+
+    connectors: tuple[ConnectorLoaded, ...]
+
+
+@dataclass(frozen=True)
 class ConnectorConfigured:
     """A validated config was put for a connector (created when new; `initial_target` only applies then)."""
 
@@ -219,6 +227,7 @@ class TaskStallEnded:
 
 Event = (
     ConnectorLoaded
+    | ConnectorsLoaded
     | ConnectorConfigured
     | ConnectorRemoved
     | TargetStateSet

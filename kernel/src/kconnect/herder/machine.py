@@ -158,7 +158,7 @@ def _new_record(state: HerderState, name: str, config: Config, target: TargetSta
 _Result = tuple[HerderState, list[ev.Effect]]
 
 
-def _loaded(state: HerderState, e: ev.ConnectorLoaded) -> _Result:
+def _load_step(state: HerderState, e: ev.ConnectorLoaded) -> _Step:
     step = _Step(state, _new_record(state, e.name, e.config, e.target))
     tasks = _unassigned_tasks(e.task_configs, state.worker_id)
     step.record = replace(step.record, tasks=tasks, applied_config=step.record.config)
@@ -166,7 +166,23 @@ def _loaded(state: HerderState, e: ev.ConnectorLoaded) -> _Result:
     if e.target is not TargetState.STOPPED:
         for index in range(len(step.record.tasks)):
             step.start_task(index)
-    return step.done()
+    return step
+
+
+def _loaded(state: HerderState, e: ev.ConnectorLoaded) -> _Result:
+    return _load_step(state, e).done()
+
+
+def _all_loaded(state: HerderState, e: ev.ConnectorsLoaded) -> _Result:
+    # A load reads only the worker's id and ownership from the state, never another connector,
+    # so every load can start from the same state and the map is built once.
+    records: dict[str, ConnectorRecord] = {}
+    effects: list[ev.Effect] = []
+    for load in e.connectors:
+        step = _load_step(state, load)
+        records[load.name] = step.record
+        effects.extend(step.effects)
+    return replace(state, connectors={**state.connectors, **records}), effects
 
 
 def _configured(state: HerderState, e: ev.ConnectorConfigured) -> _Result:
@@ -485,6 +501,7 @@ def _unexpected_stop(task: ConnectorTaskId) -> str:
 
 _HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {
     ev.ConnectorLoaded: _loaded,
+    ev.ConnectorsLoaded: _all_loaded,
     ev.ConnectorConfigured: _configured,
     ev.ConnectorRemoved: _removed,
     ev.TargetStateSet: _target_set,

@@ -25,6 +25,7 @@ from kconnect.executor import Executor
 from kconnect.herder import events as ev
 from kconnect.herder import views
 from kconnect.herder.api import PutResult
+from kconnect.herder.config_events import loaded_event
 from kconnect.herder.front_door import HerderFrontDoor, merged
 from kconnect.herder.offsets import AiokafkaAdmin
 from kconnect.herder.state import restart_plan
@@ -78,13 +79,10 @@ class StandaloneHerder(HerderFrontDoor):
         self._started = True
         await self._executor.start(self._listener)
         snapshot = self._config_store.snapshot()
-        for name in snapshot.connectors():
-            config = snapshot.connector_configs[name]
-            loaded = ev.ConnectorLoaded(
-                name, config, snapshot.target_state(name), snapshot.task_configs.get(name, ())
-            )
-            await self._owner.call(functools.partial(self._owner.command, loaded))
-            await self._warn_exactly_once_keys(name, config)
+        loaded = loaded_event(snapshot)
+        await self._owner.call(functools.partial(self._owner.command, loaded))
+        for load in loaded.connectors:
+            await self._warn_exactly_once_keys(load.name, load.config)
         self._loaded.set()
         self._healthy = True
         log.info("Herder started with %d connectors", len(snapshot.connectors()))

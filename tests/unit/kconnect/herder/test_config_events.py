@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from kconnect.herder import events as ev
-from kconnect.herder.config_events import loaded_events, rebalance_reason, work_of
+from kconnect.herder.config_events import loaded_event, rebalance_reason, work_of
 from kconnect.model import ConnectorTaskId, TargetState
 from kconnect.storage.base import ClusterConfigState
 from kconnect.storage.config_records import ConnectorConfigRecord, TaskCommitRecord, TaskConfigRecord
@@ -33,23 +33,25 @@ def snapshot(
     return ClusterConfigState(configs, targets or {}, task_configs)
 
 
-# --- loaded_events ---------------------------------------------------------------------------------------
+# --- loaded_event ---------------------------------------------------------------------------------------
 
 
-def test_loaded_events_list_every_connector_by_name_with_target_and_tasks() -> None:
+def test_loaded_event_lists_every_connector_by_name_with_target_and_tasks() -> None:
     first = ClusterConfigState(
         connector_configs={"b": B_CONFIG, "a": A_CONFIG},
         target_states={"b": TargetState.STOPPED},
         task_configs={"a": A_TASKS},
     )
-    assert loaded_events(first) == [
-        ev.ConnectorLoaded("a", A_CONFIG, TargetState.STARTED, A_TASKS),
-        ev.ConnectorLoaded("b", B_CONFIG, TargetState.STOPPED, ()),
-    ]
+    assert loaded_event(first) == ev.ConnectorsLoaded(
+        (
+            ev.ConnectorLoaded("a", A_CONFIG, TargetState.STARTED, A_TASKS),
+            ev.ConnectorLoaded("b", B_CONFIG, TargetState.STOPPED, ()),
+        )
+    )
 
 
-def test_loaded_events_of_an_empty_topic() -> None:
-    assert loaded_events(ClusterConfigState()) == []
+def test_loaded_event_of_an_empty_topic() -> None:
+    assert loaded_event(ClusterConfigState()) == ev.ConnectorsLoaded(())
 
 
 # --- work_of and rebalance_reason --------------------------------------------------------------------------

@@ -448,6 +448,22 @@ def test_loaded_tasks_are_not_restarted_when_configs_match() -> None:
     assert [t.generation for t in state.connectors[NAME].tasks] == [2, 3]
 
 
+def test_loading_every_connector_in_one_event_is_loading_them_one_by_one() -> None:
+    loads = (
+        ev.ConnectorLoaded("a", CONFIG, TargetState.STARTED, TASKS),
+        ev.ConnectorLoaded("b", CONFIG, TargetState.PAUSED, TASKS),
+        ev.ConnectorLoaded("c", CONFIG, TargetState.STOPPED, []),
+    )
+    together, effects = apply(HerderState(W), ev.ConnectorsLoaded(loads))
+    one_by_one, each_effects = HerderState(W), []
+    for load in loads:
+        one_by_one, more = apply(one_by_one, load)
+        each_effects.extend(more)
+    assert together == one_by_one
+    assert sorted(map(repr, effects)) == sorted(map(repr, each_effects))
+    assert "StartConnector" in kinds(effects)
+
+
 def test_shutdown_stops_everything_and_keeps_configs() -> None:
     state, effects = apply(running(), ev.ShutdownRequested())
     assert kinds(effects) == ["StopTask", "StopTask", "StopConnector"]
