@@ -14,10 +14,18 @@ FileStreamSource connectors through ``POST /connectors`` with ``"initial_state":
   lists all N, and ``expand_after_restart_ms`` as above;
 - ``rss_mb``: the resident memory of the worker's process tree after the restart.
 
+With ``--start-up``, only the start: the N connectors' records (``connector-<name>`` and a STOPPED
+``target-state-<name>``, as a create with ``initial_state`` writes them) are produced straight into a
+new config topic, and each engine's worker is started on it `--rounds` times: ``rest_s``,
+``listed_s`` (every connector in ``GET /connectors``) and ``stopped_s`` (every status STOPPED in
+``?expand=status``) from launch, medians. A minute per engine where the full run takes an hour.
+
     tox -e bench -- many_connectors.py                         # 10,000 connectors, both engines
     tox -e bench -- many_connectors.py --connectors 1000 --engines kconnect
+    tox -e bench -- many_connectors.py --start-up              # start-up only, 3 rounds
 
-Writes docs/performance/many_connectors.{json,md}; prints progress while it creates.
+Writes docs/performance/many_connectors.{json,md} (start_up.{json,md} with ``--start-up``); prints
+progress.
 """
 
 from __future__ import annotations
@@ -38,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
@@ -240,6 +250,56 @@ def run_engine(
     return figures
 
 
+def write_config_topic(bootstrap: str, topic: str, count: int) -> None:
+    """Connectors 0..count-1, STOPPED, written into a new compacted config topic as a worker writes them."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for future in admin.create_topics([NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})]).values():
+        future.result()
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50})
+    stopped = json.dumps({"state": "PAUSED", "state.v2": "STOPPED"})
+    for index in range(count):
+        name = f"c{index:05d}"
+        producer.produce(topic, key=f"target-state-{name}", value=stopped)
+        config = {**connector_config(index), "name": name}
+        producer.produce(topic, key=f"connector-{name}", value=json.dumps({"properties": config}))
+        producer.poll(0)
+    if producer.flush(60):
+        raise RuntimeError(f"config records for {topic} not all written within 60 s")
+
+
+def start_up_engine(
+    engine: str, broker: KafkaBroker, count: int, rounds: int, folder: Path, progress: Callable[[str], None]
+) -> dict[str, Any]:
+    """Medians over `rounds` starts of one engine's worker on a config topic of `count` connectors."""
+    port = free_port()
+    stem = f"start-{time.monotonic_ns()}"
+    props = worker_props(engine, broker.bootstrap_servers, port, stem)
+    write_config_topic(broker.bootstrap_servers, props["config.storage.topic"], count)
+    worker = Worker(engine, folder, props, port)
+    runs: dict[str, list[float]] = {"rest_s": [], "listed_s": [], "stopped_s": []}
+    for attempt in range(rounds):
+        worker.start()
+        try:
+            runs["rest_s"].append(
+                worker.wait("REST", lambda: httpx.get(worker.url + "/", timeout=5).status_code == 200)
+            )
+            runs["listed_s"].append(worker.wait("every connector listed", lambda: listed(worker.url, count)))
+            runs["stopped_s"].append(
+                worker.wait("every status STOPPED", lambda: _all_stopped(worker.url, count))
+            )
+        finally:
+            worker.stop()
+        progress(f"{engine} start {attempt + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in runs.items()))
+    return {key: statistics.median(values) for key, values in runs.items()} | {"runs": runs}
+
+
+START_UP_ROWS = (
+    ("rest_s", "launch to REST answering, s", "{:,.1f}"),
+    ("listed_s", "launch to every connector listed, s", "{:,.1f}"),
+    ("stopped_s", "launch to every status STOPPED, s", "{:,.1f}"),
+)
+
+
 def _all_stopped(url: str, count: int) -> bool:
     body = httpx.get(url + "/connectors?expand=status", timeout=120).json()
     return len(body) == count and all(c["status"]["connector"]["state"] == "STOPPED" for c in body.values())
@@ -258,17 +318,20 @@ ROWS = (
 )
 
 
-def markdown(report: dict[str, Any]) -> str:
+def markdown(report: dict[str, Any], rows: tuple[tuple[str, str, str], ...] = ROWS) -> str:
     """The report as a table, engines side by side."""
     engines = list(report["engines"])
+    what = "STOPPED connectors on one distributed worker"
+    if "rounds" in report:
+        what += f", medians of {report['rounds']} starts"
     lines = [
-        f"{report['connectors']:,} STOPPED connectors on one distributed worker; commit {report['commit']}, "
+        f"{report['connectors']:,} {what}; commit {report['commit']}, "
         f"{report['date']}, load before the run {report['load']}.",
         "",
         "| figure | " + " | ".join(engines) + " |",
         "|---|" + "---|" * len(engines),
     ]
-    for key, label, fmt in ROWS:
+    for key, label, fmt in rows:
         cells = [fmt.format(report["engines"][engine][key]) for engine in engines]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -280,6 +343,10 @@ def main() -> int:
     parser.add_argument("--connectors", type=int, default=10_000)
     parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--start-up", action="store_true", help="only start workers on a written config topic"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="starts per engine with --start-up")
     args = parser.parse_args()
 
     def progress(message: str) -> None:
@@ -293,15 +360,22 @@ def main() -> int:
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "engines": {},
     }
+    if args.start_up:
+        report["rounds"] = args.rounds
     with tempfile.TemporaryDirectory(prefix="kconnect-many-") as tmp, KafkaBroker(heap="1g") as broker:
         for engine in args.engines.split(","):
             folder = Path(tmp) / engine
             folder.mkdir()
-            report["engines"][engine] = run_engine(engine, broker, args.connectors, folder, progress)
+            if args.start_up:
+                figures = start_up_engine(engine, broker, args.connectors, args.rounds, folder, progress)
+            else:
+                figures = run_engine(engine, broker, args.connectors, folder, progress)
+            report["engines"][engine] = figures
+    stem, rows = ("start_up", START_UP_ROWS) if args.start_up else ("many_connectors", ROWS)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "many_connectors.json").write_text(json.dumps(report, indent=2) + "\n")
-    (args.out / "many_connectors.md").write_text(markdown(report))
-    print(markdown(report))
+    (args.out / f"{stem}.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / f"{stem}.md").write_text(markdown(report, rows))
+    print(markdown(report, rows))
     return 0
 
 
