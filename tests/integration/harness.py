@@ -69,6 +69,26 @@ async def consume_records(bootstrap: str, topic: str, count: int) -> list[Any]:
         await consumer.stop()
 
 
+async def consume_to_end(bootstrap: str, topic: str, count: int, timeout: float = 120.0) -> list[Any]:
+    """Every record of `topic` once it holds at least `count` (waiting for the topic to appear and
+    fill), read up to its partitions' end offsets then, so a record written twice shows."""
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest")
+    await consumer.start()
+    try:
+        found: list[Any] = []
+        async with asyncio.timeout(timeout):
+            while len(found) < count:
+                batch = await consumer.getmany(timeout_ms=500)
+                found += [m for part in batch.values() for m in part]
+            ends = await consumer.end_offsets(list(consumer.assignment()))
+            while len(found) < sum(ends.values()):
+                batch = await consumer.getmany(timeout_ms=500)
+                found += [m for part in batch.values() for m in part]
+        return found
+    finally:
+        await consumer.stop()
+
+
 def wait_until(what: str, check: Callable[[], bool], worker: WorkerProcess, timeout: float = 90.0) -> None:
     """`worker.wait_for` for checks that may raise AssertionError while the state settles."""
 

@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer
 
 from plugins.java.tests.integration.debezium import fetch_debezium_postgres
 from tests.databases import PASSWORD, USER, PostgresServer
+from tests.integration.harness import consume_to_end
 from tests.integration.test_distributed import group_props
 from tests.java_connect import JavaConnectWorker
 from tests.worker_process import WorkerProcess, kill_worker_and_its_processes
@@ -120,21 +120,7 @@ def _drop_slot(postgres: PostgresServer, database: str, slot: str) -> None:
 
 async def _read(bootstrap: str, topic: str, count: int, timeout: float = 180.0) -> list[Message]:
     """Every message of `topic` once it holds at least `count`, read to its end offset then."""
-    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest")
-    await consumer.start()
-    try:
-        found: list[Any] = []
-        async with asyncio.timeout(timeout):
-            while len(found) < count:
-                batch = await consumer.getmany(timeout_ms=500)
-                found += [m for part in batch.values() for m in part]
-            ends = await consumer.end_offsets(list(consumer.assignment()))
-            while len(found) < sum(ends.values()):
-                batch = await consumer.getmany(timeout_ms=500)
-                found += [m for part in batch.values() for m in part]
-        return [(m.key, m.value) for m in found]
-    finally:
-        await consumer.stop()
+    return [(m.key, m.value) for m in await consume_to_end(bootstrap, topic, count, timeout)]
 
 
 def _comparable(message: Message, prefix: str) -> Message:

@@ -22,6 +22,7 @@ import pytest
 from kconnect_java.stages import not_java
 
 from plugins.java.tests.integration.connect_file import fetch_connect_file
+from plugins.java.tests.integration.java_worker import java_worker
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration
@@ -37,21 +38,8 @@ JAVA = {"connector.plugin.version": "4.3.1"}
 def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[WorkerProcess]:
     """A standalone kconnect worker with Kafka's connect-file 4.3.1 on its plugin.path."""
     folder = tmp_path_factory.mktemp("java-tasks")
-    props = {
-        "bootstrap.servers": kafka_bootstrap,
-        "offset.storage.file.filename": str(folder / "offsets"),
-        "offset.flush.interval.ms": "500",
-        "key.converter": STRING,
-        "value.converter": STRING,
-        "plugin.path": str(fetch_connect_file("4.3.1")),
-        "spark.master": "local[3]",
-    }
-    ours = WorkerProcess(folder, props)
-    ours.start(timeout=300)  # the first start builds the Java part with Maven
-    try:
+    with java_worker(folder, kafka_bootstrap, str(fetch_connect_file("4.3.1")), STRING) as ours:
         yield ours
-    finally:
-        ours.stop()
 
 
 def _create(worker: WorkerProcess, name: str, config: dict[str, str]) -> None:

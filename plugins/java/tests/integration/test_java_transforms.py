@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from plugins.java.tests.integration.connect_file import fetch_connect_file
+from plugins.java.tests.integration.java_worker import java_worker
 from tests.integration.harness import consume_records, produce_records
 from tests.java_connect import compile_java
 from tests.worker_process import WorkerProcess
@@ -63,21 +64,9 @@ def worker(
 ) -> Iterator[WorkerProcess]:
     """A standalone kconnect worker with Kafka's connect-file 4.3.1 and `smt_plugin` on its plugin.path."""
     folder = tmp_path_factory.mktemp("java-transforms")
-    props = {
-        "bootstrap.servers": kafka_bootstrap,
-        "offset.storage.file.filename": str(folder / "offsets"),
-        "offset.flush.interval.ms": "500",
-        "key.converter": STRING,
-        "value.converter": STRING,
-        "plugin.path": f"{fetch_connect_file('4.3.1')},{smt_plugin}",
-        "spark.master": "local[3]",
-    }
-    ours = WorkerProcess(folder, props)
-    ours.start(timeout=300)  # the first start builds the Java part with Maven
-    try:
+    plugin_path = f"{fetch_connect_file('4.3.1')},{smt_plugin}"
+    with java_worker(folder, kafka_bootstrap, plugin_path, STRING) as ours:
         yield ours
-    finally:
-        ours.stop()
 
 
 def _create(worker: WorkerProcess, name: str, config: dict[str, str]) -> None:

@@ -17,14 +17,15 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
+from plugins.java.tests.integration.java_worker import java_worker
 from plugins.java.tests.integration.maven_plugin import fetch_connect_mirror
 from tests.harness import kafka_broker_script
+from tests.integration.harness import consume_to_end
 from tests.worker_process import WorkerProcess
 
 pytestmark = pytest.mark.integration
@@ -49,21 +50,10 @@ def source_bootstrap() -> Iterator[str]:
 def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[WorkerProcess]:
     """A standalone kconnect worker on the target broker with connect-mirror 4.3.1 on its plugin.path."""
     folder = tmp_path_factory.mktemp("mirror-maker")
-    props = {
-        "bootstrap.servers": kafka_bootstrap,
-        "offset.storage.file.filename": str(folder / "offsets"),
-        "offset.flush.interval.ms": "500",
-        "key.converter": BYTES,
-        "value.converter": BYTES,
-        "plugin.path": str(fetch_connect_mirror("4.3.1")),
-        "spark.master": "local[4]",  # one slot per task: three MM2 connectors' tasks at once
-    }
-    ours = WorkerProcess(folder, props)
-    ours.start(timeout=300)  # the first start builds the Java part with Maven
-    try:
+    plugin_path = str(fetch_connect_mirror("4.3.1"))
+    # local[4]: one slot per task, three MM2 connectors' tasks at once
+    with java_worker(folder, kafka_bootstrap, plugin_path, BYTES, spark_master="local[4]") as ours:
         yield ours
-    finally:
-        ours.stop()
 
 
 def _mm2(connector_class: str, name: str, source: str, target: str) -> dict[str, str]:
@@ -113,23 +103,10 @@ async def _produce(bootstrap: str, topic: str, records: list[Record]) -> None:
 
 
 async def _consume(bootstrap: str, topic: str, count: int, timeout: float = 120.0) -> list[Record]:
-    """Every record of `topic`'s one partition once it holds at least `count` (waiting for the topic
-    to appear and fill), read up to its end offset then: a record copied twice shows."""
-    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest")
-    await consumer.start()
-    try:
-        found: list[Any] = []
-        async with asyncio.timeout(timeout):
-            while len(found) < count:
-                batch = await consumer.getmany(timeout_ms=500)
-                found += [m for part in batch.values() for m in part]
-            end = (await consumer.end_offsets([TopicPartition(topic, 0)]))[TopicPartition(topic, 0)]
-            while len(found) < end:
-                batch = await consumer.getmany(timeout_ms=500)
-                found += [m for part in batch.values() for m in part]
-        return [(m.key, m.value, tuple(m.headers)) for m in found]
-    finally:
-        await consumer.stop()
+    """Every record of `topic` once it holds at least `count` (waiting for the topic to appear and
+    fill), read up to its end offset then: a record copied twice shows."""
+    found = await consume_to_end(bootstrap, topic, count, timeout)
+    return [(m.key, m.value, tuple(m.headers)) for m in found]
 
 
 def test_mirror_source_connector_copies_a_topic_between_two_brokers(
