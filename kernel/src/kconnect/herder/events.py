@@ -43,7 +43,7 @@ class Observed:
 
 @dataclass(frozen=True)
 class ConnectorLoaded:
-    """A connector read from the config store when the herder starts."""
+    """A connector read from the config store when the herder starts (one of `ConnectorsLoaded`)."""
 
     name: str
     config: Config
@@ -226,8 +226,7 @@ class TaskStallEnded:
 
 
 Event = (
-    ConnectorLoaded
-    | ConnectorsLoaded
+    ConnectorsLoaded
     | ConnectorConfigured
     | ConnectorRemoved
     | TargetStateSet

@@ -169,11 +169,7 @@ def _load_step(state: HerderState, e: ev.ConnectorLoaded) -> _Step:
     return step
 
 
-def _loaded(state: HerderState, e: ev.ConnectorLoaded) -> _Result:
-    return _load_step(state, e).done()
-
-
-def _all_loaded(state: HerderState, e: ev.ConnectorsLoaded) -> _Result:
+def _loaded(state: HerderState, e: ev.ConnectorsLoaded) -> _Result:
     # A load reads only the worker's id and ownership from the state, never another connector,
     # so every load can start from the same state and the map is built once.
     records: dict[str, ConnectorRecord] = {}
@@ -500,8 +496,7 @@ def _unexpected_stop(task: ConnectorTaskId) -> str:
 
 
 _HANDLERS: dict[type[Any], Callable[[HerderState, Any], _Result]] = {
-    ev.ConnectorLoaded: _loaded,
-    ev.ConnectorsLoaded: _all_loaded,
+    ev.ConnectorsLoaded: _loaded,
     ev.ConnectorConfigured: _configured,
     ev.ConnectorRemoved: _removed,
     ev.TargetStateSet: _target_set,

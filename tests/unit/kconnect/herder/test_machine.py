@@ -437,29 +437,30 @@ def test_delete_from_any_state(start: str) -> None:
 )
 def test_loaded_connectors_resume_their_target(target: TargetState, expected: Any) -> None:
     tasks = [] if target is TargetState.STOPPED else TASKS
-    state = settle(HerderState(W), ev.ConnectorLoaded(NAME, CONFIG, target, tasks))
+    state = settle(HerderState(W), ev.ConnectorsLoaded((ev.ConnectorLoaded(NAME, CONFIG, target, tasks),)))
     assert summary(state) == expected
 
 
 def test_loaded_tasks_are_not_restarted_when_configs_match() -> None:
-    state, effects = apply(HerderState(W), ev.ConnectorLoaded(NAME, CONFIG, TargetState.STARTED, TASKS))
+    loaded = ev.ConnectorLoaded(NAME, CONFIG, TargetState.STARTED, TASKS)
+    state, effects = apply(HerderState(W), ev.ConnectorsLoaded((loaded,)))
     assert kinds(effects) == ["StartConnector", "StartTask", "StartTask"]
     state = settle(state, ev.ConnectorStarted(NAME, state.connectors[NAME].instance))
     assert [t.generation for t in state.connectors[NAME].tasks] == [2, 3]
 
 
-def test_loading_every_connector_in_one_event_is_loading_them_one_by_one() -> None:
+def test_loading_every_connector_in_one_event_is_loading_each_alone() -> None:
     loads = (
         ev.ConnectorLoaded("a", CONFIG, TargetState.STARTED, TASKS),
         ev.ConnectorLoaded("b", CONFIG, TargetState.PAUSED, TASKS),
         ev.ConnectorLoaded("c", CONFIG, TargetState.STOPPED, []),
     )
     together, effects = apply(HerderState(W), ev.ConnectorsLoaded(loads))
-    one_by_one, each_effects = HerderState(W), []
+    each_effects = []
     for load in loads:
-        one_by_one, more = apply(one_by_one, load)
+        alone, more = apply(HerderState(W), ev.ConnectorsLoaded((load,)))
+        assert together.connectors[load.name] == alone.connectors[load.name]
         each_effects.extend(more)
-    assert together == one_by_one
     assert sorted(map(repr, effects)) == sorted(map(repr, each_effects))
     assert "StartConnector" in kinds(effects)
 

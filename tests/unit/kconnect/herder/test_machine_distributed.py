@@ -478,7 +478,7 @@ SCENARIOS: list[list[ev.Event]] = [
     [ev.ConnectorConfigured(NAME, CONFIG), ev.ConnectorConfigured(NAME, NEW_CONFIG)],
     [ev.ConnectorConfigured(NAME, CONFIG), ev.RestartRequest(NAME, include_tasks=True)],
     [ev.ConnectorConfigured(NAME, CONFIG), ev.ConnectorRemoved(NAME)],
-    [ev.ConnectorLoaded(NAME, CONFIG, TargetState.PAUSED, TASKS)],
+    [ev.ConnectorsLoaded((ev.ConnectorLoaded(NAME, CONFIG, TargetState.PAUSED, TASKS),))],
     [ev.ConnectorConfigRead(NAME, CONFIG, TargetState.STARTED), ev.TargetStateRead(NAME, TargetState.PAUSED)],
     [ev.ConnectorConfigRead(NAME, CONFIG, TargetState.STARTED), ev.ConnectorConfigDeleted(NAME)],
 ]

@@ -75,7 +75,7 @@ def test_error_and_warning_carry_kafkas_texts() -> None:
 
 
 def _loaded(config: Mapping[str, str]) -> ev.Event:
-    return ev.ConnectorLoaded(NAME, config, TargetState.STARTED, THREE)
+    return ev.ConnectorsLoaded((ev.ConnectorLoaded(NAME, config, TargetState.STARTED, THREE),))
 
 
 def _read_by_owner(config: Mapping[str, str]) -> tuple[HerderState, ev.Event]:
