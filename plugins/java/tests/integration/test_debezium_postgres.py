@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kconnect_testkit.plugin_jars import fetch_debezium_postgres
 
-from plugins.java.tests.integration.debezium import fetch_debezium_postgres
 from tests.databases import PASSWORD, USER, PostgresServer
 from tests.integration.harness import consume_to_end
 from tests.integration.test_distributed import group_props

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 import pytest
 from kconnect_java.jvm import FacadeError, FacadeJvm
 from kconnect_java.plugins import JavaPlugin, found_plugins
-
-from plugins.java.tests.integration.connect_file import fetch_connect_file
+from kconnect_testkit.plugin_jars import fetch_connect_file
 
 pytestmark = pytest.mark.integration
 

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from kconnect.config import sink_connector_config_def, source_connector_config_def
 from kconnect_java.jvm import FacadeJvm
+from kconnect_testkit.plugin_jars import fetch_connect_file
 
-from plugins.java.tests.integration.connect_file import fetch_connect_file
 from tests.java_connect import JavaConnectWorker, compile_java
 from tests.worker_process import WorkerProcess, write_properties
 

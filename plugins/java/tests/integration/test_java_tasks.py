@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 from kconnect_java.stages import not_java
+from kconnect_testkit.plugin_jars import fetch_connect_file
 
-from plugins.java.tests.integration.connect_file import fetch_connect_file
 from plugins.java.tests.integration.java_worker import java_worker
 from tests.worker_process import WorkerProcess
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kconnect_testkit.plugin_jars import fetch_connect_file
 
-from plugins.java.tests.integration.connect_file import fetch_connect_file
 from plugins.spark.tests.integration.test_spark_cluster import EXECUTOR_BACKEND, ancestors, cluster_worker
 from tests.integration.harness import wait_until
 from tests.worker_process import WorkerProcess

@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kconnect_testkit.plugin_jars import fetch_connect_file
 
-from plugins.java.tests.integration.connect_file import fetch_connect_file
 from plugins.java.tests.integration.java_worker import java_worker
 from tests.integration.harness import consume_records, produce_records
 from tests.java_connect import compile_java

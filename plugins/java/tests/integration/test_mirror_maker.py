@@ -21,9 +21,9 @@ from collections.abc import Iterator
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from kconnect_testkit.plugin_jars import fetch_connect_mirror
 
 from plugins.java.tests.integration.java_worker import java_worker
-from plugins.java.tests.integration.maven_plugin import fetch_connect_mirror
 from tests.harness import kafka_broker_script
 from tests.integration.harness import consume_to_end
 from tests.worker_process import WorkerProcess
