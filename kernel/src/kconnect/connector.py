@@ -22,7 +22,7 @@ from enum import Enum
 from typing import Any, ClassVar, Protocol
 
 from kconnect.config import ConfigDef, ConfigValue
-from kconnect.task import SinkTask, SourceTask, Task
+from kconnect.task import OffsetStorageReader, SinkTask, SourceTask, Task
 
 
 class ConnectorContext(Protocol):
@@ -34,6 +34,19 @@ class ConnectorContext(Protocol):
 
     def raise_error(self, error: Exception) -> None:
         """Fail the connector with this error (it shows as FAILED with the error's trace)."""
+        ...
+
+
+class SourceConnectorContext(ConnectorContext, Protocol):
+    """What the framework offers a running source connector (Kafka's SourceConnectorContext)."""
+
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """The reader of this connector's committed source offsets, as its tasks read them.
+
+        Call it from the connector's own methods (`start`, `task_configs`, ...), which the worker
+        runs in threads of their own; it waits for the worker's offset store.
+        """
         ...
 
 

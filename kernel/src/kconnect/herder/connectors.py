@@ -9,7 +9,9 @@ event (ConnectorStarted, TaskConfigsGenerated, ConnectorFailed with the tracebac
 ConnectorStopped). A new instance of a connector starts after the previous instance's `stop`
 returned, or after `shutdown_timeout_s` if it does not, as Kafka's worker gives up waiting.
 
-The connector's context may be called from any thread; its calls are posted back as events.
+The connector's context may be called from any thread; its calls are posted back as events. Its
+``offset_storage_reader`` (Kafka's SourceConnectorContext) reads the worker's offset store, the one
+the connector's tasks read, when the worker hands the instances that store.
 
 Config-provider references (docs/secrets.md) are resolved in the instance's thread just before
 `start`: the connector sees the values, the herder keeps the references. The task configs the
@@ -26,7 +28,7 @@ import dataclasses
 import logging
 import threading
 import traceback
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, CONNECTOR_VERSION_CONFIG
@@ -35,12 +37,15 @@ from kconnect.herder import events as ev
 from kconnect.herder.tasks_max import TooManyTasksError, enforces_tasks_max, tasks_max, too_many_tasks_warning
 from kconnect.model import RestartRequest
 from kconnect.plugin_host import PluginHost, shown_class_name
+from kconnect.storage import OffsetBackingStore
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 TASK_CLASS_CONFIG = "task.class"
+#: How long a connector's read of its source offsets waits for the worker's offset store.
+OFFSET_READ_TIMEOUT_S = 60.0
 
 
 def _trace(exc: BaseException) -> str:
@@ -94,14 +99,51 @@ def hiding_secrets(
     return post_hidden
 
 
-class _Context:
-    """The ConnectorContext of one connector instance; calls after the instance ended are dropped."""
+class ConnectorOffsetReader:
+    """A source connector's OffsetStorageReader: the worker's offset store, the one its tasks read.
 
-    def __init__(self, name: str, generation: int, post: Callable[[ev.Event], None]) -> None:
+    Called from the connector's threads (never the event loop's: it waits for the loop).
+    """
+
+    def __init__(self, name: str, store: OffsetBackingStore, loop: asyncio.AbstractEventLoop) -> None:
+        self._name = name
+        self._store = store
+        self._loop = loop
+
+    def offset(self, partition: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The committed offset of one source partition, or None."""
+        return self.offsets([partition])[0][1]
+
+    def offsets(
+        self, partitions: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
+        """The committed offsets of these partitions, as (partition, offset) pairs."""
+        future = asyncio.run_coroutine_threadsafe(self._store.get(self._name, list(partitions)), self._loop)
+        return list(zip(partitions, future.result(timeout=OFFSET_READ_TIMEOUT_S), strict=True))
+
+
+class _Context:
+    """The SourceConnectorContext of one connector instance; calls after the instance ended are dropped."""
+
+    def __init__(
+        self,
+        name: str,
+        generation: int,
+        post: Callable[[ev.Event], None],
+        offsets: ConnectorOffsetReader | None = None,
+    ) -> None:
         self._name = name
         self._generation = generation
         self._post = post
+        self._offsets = offsets
         self.closed = False
+
+    @property
+    def offset_storage_reader(self) -> ConnectorOffsetReader:
+        """The connector's committed source offsets, from the worker's offset store."""
+        if self._offsets is None:
+            raise RuntimeError(f"Connector {self._name}: this worker has no offset store for connectors")
+        return self._offsets
 
     def request_task_reconfiguration(self) -> None:
         """Ask the herder to call `task_configs` again."""
@@ -165,8 +207,10 @@ class ConnectorInstances:
         post: Callable[[ev.Event], None],
         shutdown_timeout_s: float = 5.0,
         transformer: WorkerConfigTransformer | None = None,
+        offsets: OffsetBackingStore | None = None,
     ) -> None:
         self._plugins = plugins
+        self._offsets = offsets
         self.transformer = transformer or WorkerConfigTransformer()
         self._post = hiding_secrets(post, self.transformer)
         self._shutdown_timeout_s = shutdown_timeout_s
@@ -187,7 +231,10 @@ class ConnectorInstances:
         """Queue: wait for the previous instance to stop, then instantiate, initialize and `start`."""
         await self.stop(ev.StopConnector(effect.name))
         previous = self._stopping.get(effect.name)
-        context = _Context(effect.name, effect.generation, self._post)
+        reader = None
+        if self._offsets is not None:
+            reader = ConnectorOffsetReader(effect.name, self._offsets, asyncio.get_running_loop())
+        context = _Context(effect.name, effect.generation, self._post, reader)
         instance = _Instance(effect.name, effect.generation, effect.config, context)
         self._running[effect.name] = instance
 

@@ -99,6 +99,7 @@ class HerderFrontDoor:
             self._post_threadsafe,
             shutdown_timeout_s=worker_config.task_shutdown_graceful_timeout_ms / 1000,
             transformer=self._transformer,
+            offsets=offset_store,
         )
         self.loggers = Loggers()
         """This worker's logger levels (`/admin/loggers`; cluster-wide levels read in distributed mode)."""
