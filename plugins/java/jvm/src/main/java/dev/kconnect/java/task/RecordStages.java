@@ -10,6 +10,7 @@ import org.apache.kafka.connect.connector.ConnectRecord;
 import org.apache.kafka.connect.runtime.ConnectMetrics;
 import org.apache.kafka.connect.runtime.ConnectorConfig;
 import org.apache.kafka.connect.runtime.SinkConnectorConfig;
+import org.apache.kafka.connect.runtime.SourceConnectorConfig;
 import org.apache.kafka.connect.runtime.TransformationChain;
 import org.apache.kafka.connect.runtime.WorkerConfig;
 import org.apache.kafka.connect.runtime.errors.DeadLetterQueueReporter;
@@ -28,7 +29,7 @@ import org.apache.kafka.connect.source.SourceRecord;
  * LogReporter}, and for a sink with {@code errors.deadletterqueue.topic.name} a {@code
  * DeadLetterQueueReporter}, which creates the topic) and the {@code TransformationChain} of the
  * config's {@code transforms} and {@code predicates}, each loaded by Kafka's isolation in its own
- * plugin's class loader. The loops call {@link #operator} around converters and {@link #chain}
+ * plugin's class loader, and for a source its {@link TopicCreator} (KIP-158). The loops call {@link #operator} around converters and {@link #chain}
  * between poll and convert (source) or convert and put (sink); closed when the task ends.
  *
  * @param <T> the record an error report carries: the source record, or the consumed record
@@ -38,12 +39,15 @@ final class RecordStages<T, R extends ConnectRecord<R>> implements AutoCloseable
   final ConnectorConfig config;
   final RetryWithToleranceOperator<T> operator;
   final TransformationChain<T, R> chain;
+  /** A source task's topic creation (off for a sink). */
+  final TopicCreator topicCreator;
   private final ConnectMetrics metrics;
   private final ErrorHandlingMetrics errorMetrics;
 
-  private RecordStages(TaskSetup setup, ConnectorConfig config) {
+  private RecordStages(TaskSetup setup, WorkerView worker, ConnectorConfig config, TopicCreator topicCreator) {
     this.config = config;
-    this.metrics = new ConnectMetrics(setup.connectorName, new MetricsOnly(setup.worker), Time.SYSTEM, "kconnect");
+    this.topicCreator = topicCreator;
+    this.metrics = new ConnectMetrics(setup.connectorName, worker, Time.SYSTEM, "kconnect");
     this.errorMetrics = new ErrorHandlingMetrics(setup.id, metrics);
     this.operator = new RetryWithToleranceOperator<>(
         config.errorRetryTimeout(), config.errorMaxDelayInMillis(), config.errorToleranceType(), Time.SYSTEM,
@@ -53,13 +57,18 @@ final class RecordStages<T, R extends ConnectRecord<R>> implements AutoCloseable
     }
   }
 
-  /** A source task's stages: errors are logged (Kafka's source tasks have no dead letter queue). */
+  /**
+   * A source task's stages: errors are logged (Kafka's source tasks have no dead letter queue), its
+   * topics created as its {@code topic.creation.*} groups say when the worker allows it.
+   */
   static RecordStages<SourceRecord, SourceRecord> source(TaskSetup setup) {
-    ConnectorConfig config;
+    WorkerView worker = new WorkerView(setup.worker);
+    SourceConnectorConfig config;
     try (LoaderSwap swap = setup.plugins.withClassLoader(setup.loader)) {
-      config = new ConnectorConfig(setup.plugins, setup.connector);
+      config = new SourceConnectorConfig(setup.plugins, setup.connector, worker.topicCreationEnable());
     }
-    RecordStages<SourceRecord, SourceRecord> stages = new RecordStages<>(setup, config);
+    RecordStages<SourceRecord, SourceRecord> stages =
+        new RecordStages<>(setup, worker, config, TopicCreator.of(setup, worker, config));
     stages.operator.reporters(List.of(new LogReporter.Source(setup.id, config, stages.errorMetrics)));
     return stages;
   }
@@ -70,7 +79,8 @@ final class RecordStages<T, R extends ConnectRecord<R>> implements AutoCloseable
     try (LoaderSwap swap = setup.plugins.withClassLoader(setup.loader)) {
       config = new SinkConnectorConfig(setup.plugins, setup.connector);
     }
-    RecordStages<ConsumerRecord<byte[], byte[]>, SinkRecord> stages = new RecordStages<>(setup, config);
+    RecordStages<ConsumerRecord<byte[], byte[]>, SinkRecord> stages =
+        new RecordStages<>(setup, new WorkerView(setup.worker), config, TopicCreator.none());
     List<ErrorReporter<ConsumerRecord<byte[], byte[]>>> reporters = new ArrayList<>();
     reporters.add(new LogReporter.Sink(setup.id, config, stages.errorMetrics));
     String dlq = config.dlqTopicName();
@@ -83,28 +93,30 @@ final class RecordStages<T, R extends ConnectRecord<R>> implements AutoCloseable
     return stages;
   }
 
-  /** Closes the transformations, the reporters (the dead letter queue's producer) and the metrics. */
+  /** Closes the transformations, the reporters (the dead letter queue's producer), the topic admin and the metrics. */
   @Override
   public void close() {
     chain.close();
+    topicCreator.close();
     operator.close();
     errorMetrics.close();
     metrics.stop();
   }
 
   /**
-   * The worker config {@code ConnectMetrics} reads: the worker's {@code metrics.*} keys, no metric
-   * reporter (a task's metrics stay in its JVM, as its plugin metrics do).
+   * The worker config Kafka's classes read here: the worker's {@code metrics.*} keys ({@code
+   * ConnectMetrics}; no metric reporter: a task's metrics stay in its JVM, as its plugin metrics do)
+   * and {@code topic.creation.enable} ({@code TopicCreation}).
    */
-  private static final class MetricsOnly extends WorkerConfig {
-    MetricsOnly(Map<String, String> worker) {
+  private static final class WorkerView extends WorkerConfig {
+    WorkerView(Map<String, String> worker) {
       super(baseConfigDef(), props(worker));
     }
 
     private static Map<String, String> props(Map<String, String> worker) {
       Map<String, String> props = new HashMap<>();
       worker.forEach((key, value) -> {
-        if (key.startsWith("metrics.") && value != null) {
+        if ((key.startsWith("metrics.") || key.equals(TOPIC_CREATION_ENABLE_CONFIG)) && value != null) {
           props.put(key, value);
         }
       });

@@ -18,6 +18,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.runtime.errors.ProcessingContext;
 import org.apache.kafka.connect.runtime.errors.Stage;
@@ -29,6 +30,8 @@ import org.apache.kafka.connect.storage.Converter;
 import org.apache.kafka.connect.storage.HeaderConverter;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.apache.kafka.connect.util.ConnectUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Java source task's loop, as kconnect's Python source loop runs one: poll, transform (the
@@ -40,6 +43,9 @@ import org.apache.kafka.connect.util.ConnectUtils;
  * none}. Follows the worker's target state; a poll that throws fails the task.
  */
 final class SourceLoop {
+  /** How long a source task waits before trying again what the broker did not answer in time (Kafka's). */
+  private static final long SEND_FAILED_BACKOFF_MS = 100;
+  private static final Logger LOG = LoggerFactory.getLogger(SourceLoop.class);
   private final TaskSetup setup;
   private final ControlChannel control;
   private final Map<Map<String, ?>, Map<String, ?>> acked = new LinkedHashMap<>();
@@ -82,7 +88,9 @@ final class SourceLoop {
           List<SourceRecord> records = task.poll();
           if (records != null) {
             for (SourceRecord record : records) {
-              send(producer, task, stages, record, keys, values, headers);
+              if (!send(producer, task, stages, record, keys, values, headers)) {
+                break; // stopped while its topic could not be checked: the rest is not sent either
+              }
             }
           }
           if (sendError.get() != null) {
@@ -103,10 +111,12 @@ final class SourceLoop {
   }
 
   /**
-   * Transforms, converts and sends one polled record (Kafka's AbstractWorkerSourceTask.sendRecords);
-   * a record a transformation filters out, or errors.tolerance=all drops, is only {@code commitRecord}ed.
+   * Transforms, converts and sends one polled record (Kafka's AbstractWorkerSourceTask.sendRecords),
+   * its topic created first when the connector's topic creation groups say so; a record a
+   * transformation filters out, or errors.tolerance=all drops, is only {@code commitRecord}ed.
+   * False when the task was stopped while the broker could not tell whether its topic exists.
    */
-  private void send(
+  private boolean send(
       KafkaProducer<byte[], byte[]> producer,
       SourceTask task,
       RecordStages<SourceRecord, SourceRecord> stages,
@@ -121,9 +131,12 @@ final class SourceLoop {
         record == null ? null : convert(stages, context, record, keys, values, headerConverter);
     if (produced == null || context.failed()) {
       task.commitRecord(polled, null);
-      return;
+      return true;
     }
     String topic = produced.topic();
+    if (!createTopic(stages.topicCreator, topic)) {
+      return false;
+    }
     if (topics.add(topic)) {
       control.send(report("topic").put("topic", topic));
     }
@@ -147,6 +160,26 @@ final class SourceLoop {
         // Kafka's worker logs and ignores a commitRecord that throws
       }
     });
+    return true;
+  }
+
+  /**
+   * {@link TopicCreator#maybeCreate}, tried again every {@value #SEND_FAILED_BACKOFF_MS} ms while the
+   * broker does not answer in time (as Kafka's source task backs off and sends again); false when the
+   * target becomes STOPPED meanwhile.
+   */
+  private boolean createTopic(TopicCreator creator, String topic) throws InterruptedException {
+    while (true) {
+      try {
+        creator.maybeCreate(topic);
+        return true;
+      } catch (RetriableException | org.apache.kafka.common.errors.RetriableException retriable) {
+        LOG.warn("{} cannot check or create topic '{}' yet; trying again", setup.taskId, topic, retriable);
+        if (control.awaitChange(control.target(), SEND_FAILED_BACKOFF_MS).equals("STOPPED")) {
+          return false;
+        }
+      }
+    }
   }
 
   /** The record as Kafka receives it; null when a converter failed and errors.tolerance=all drops it. */

@@ -174,11 +174,16 @@ final class TaskSetup {
     return config;
   }
 
-  /** The dead letter queue's admin client (it creates the topic): admin.*, then admin.override.*. */
+  /** The dead letter queue's admin client (it creates the topic). */
   Map<String, Object> dlqAdminConfig() {
+    return adminConfig("connector-dlq-adminclient-");
+  }
+
+  /** An admin client as Kafka's worker configures a task's, named {@code clientId}: admin.*, then admin.override.*. */
+  Map<String, Object> adminConfig(String clientId) {
     Map<String, Object> config = new HashMap<>();
     config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, worker.getOrDefault("bootstrap.servers", "localhost:9092"));
-    config.put(AdminClientConfig.CLIENT_ID_CONFIG, "connector-dlq-adminclient-");
+    config.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
     config.putAll(prefixed("admin.", worker));
     config.putAll(prefixed("admin.override.", connector));
     return config;
