@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeVar
 
 from kconnect.data.schema import Schema
+from kconnect.frozen_init import fast_init
 
 T = TypeVar("T")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Header:
     """One record header: a key, and a value with an optional schema."""
@@ -71,6 +73,7 @@ class Headers:
         return f"Headers({self._items!r})"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConnectRecord:
     """What every record has: topic, partition, key and value with schemas, timestamp and headers."""
@@ -89,6 +92,7 @@ class ConnectRecord:
         return dataclasses.replace(self, **changes)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SourceRecord(ConnectRecord):
     """A record a source task produced, with the source partition and offset it came from.
@@ -109,6 +113,7 @@ class TimestampType(str, Enum):
     LOG_APPEND_TIME = "LogAppendTime"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SinkRecord(ConnectRecord):
     """A record a sink task receives, with the Kafka offset it was read at."""
@@ -118,21 +123,3 @@ class SinkRecord(ConnectRecord):
     original_topic: str | None = None
     original_kafka_partition: int | None = None
     original_kafka_offset: int | None = None
-
-
-def positional_constructor(cls: type[T]) -> Callable[..., T]:
-    """A constructor of the frozen, slotted dataclass `cls` taking every field positionally, in order.
-
-    It builds the same object as ``cls(**fields)`` (no defaults, no ``__post_init__``) in about a
-    third of the time: the dataclass ``__init__`` of a frozen class sets each field through
-    ``object.__setattr__``, while this one calls the slots' own setters. The task loops build one
-    record per message and use it there; connectors use the classes themselves.
-    """
-    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
-    namespace.update({f"set_{name}": getattr(cls, name).__set__ for name in names})
-    body = "".join(f"    set_{name}(record, {name})\n" for name in names)
-    source = f"def construct({', '.join(names)}):\n    record = new(cls)\n{body}    return record\n"
-    exec(source, namespace)  # as dataclasses builds __init__: one straight-line function per class
-    constructor: Callable[..., T] = namespace["construct"]
-    return constructor

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from kconnect.errors import DataError
+from kconnect.frozen_init import fast_init
 
 
 class Type(str, Enum):
@@ -129,6 +130,7 @@ def same_value(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SchemaAndValue:
     """A schema with a value of it, as converters return (Kafka's `SchemaAndValue`).

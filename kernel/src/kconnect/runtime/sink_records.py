@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kconnect.records import Headers, SinkRecord, TimestampType, positional_constructor
+from kconnect.frozen_init import positional_constructor
+from kconnect.records import Headers, SinkRecord, TimestampType
 from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
 from kconnect.runtime.sink_offsets import DeliveryBatch
 from kconnect.runtime.task_plugins import TaskPlugins
