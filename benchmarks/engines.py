@@ -138,6 +138,34 @@ def stop_process(process: subprocess.Popen[bytes], timeout: float = 60) -> None:
         process.wait()
 
 
+def pipeline_connectors(sources: list[Path], topic: str, sink: Path) -> list[dict[str, str]]:
+    """The file pipeline's connectors: one FileStreamSource per source file, one sink with a task each.
+
+    FileStreamSource runs one task per file, so N files need N source connectors; the sink gets
+    ``tasks.max=N`` on a topic of N partitions.
+    """
+    connectors: list[dict[str, str]] = [
+        {
+            "name": f"source-{i}",
+            "connector.class": FILE_SOURCE,
+            "tasks.max": "1",
+            "file": str(s),
+            "topic": topic,
+        }
+        for i, s in enumerate(sources)
+    ]
+    connectors.append(
+        {
+            "name": "sink",
+            "connector.class": FILE_SINK,
+            "tasks.max": str(len(sources)),
+            "file": str(sink),
+            "topics": topic,
+        }
+    )
+    return connectors
+
+
 def fresh_topic(stem: str) -> str:
     """A topic name no earlier run used."""
     return f"{stem}-{time.monotonic_ns()}"

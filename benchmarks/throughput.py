@@ -9,7 +9,7 @@ line).
   for each converter setting (JsonConverter schemas off and on, StringConverter).
 * `parallel`: N source connectors (FileStreamSource runs one task per file, so N files need N
   connectors) into one topic of N partitions, and one FileStreamSink with ``tasks.max=N``, for
-  N = 1, 2, 4; JsonConverter with schemas off.
+  N = 1, 2, 4, 8; JsonConverter with schemas off.
 
     tox -e bench -- throughput.py                  # both scenarios, 3 rounds
     tox -e bench -- throughput.py --scenario throughput --rounds 1 --lines 200000
@@ -27,13 +27,12 @@ from typing import Any
 from engines import (
     CONVERTERS,
     ENGINES,
-    FILE_SINK,
-    FILE_SOURCE,
     EngineRun,
     KafkaBroker,
     Progress,
     create_topic,
     fresh_topic,
+    pipeline_connectors,
     watch_sink,
     write_lines,
 )
@@ -41,7 +40,7 @@ from report import summarize
 
 LINES = 1_000_000
 PARALLEL_LINES_PER_TASK = 500_000
-PARALLEL_TASKS = (1, 2, 4)
+PARALLEL_TASKS = (1, 2, 4, 8)
 
 
 def pipeline_round(
@@ -58,25 +57,7 @@ def pipeline_round(
     topic = fresh_topic(f"tp-{engine}")
     create_topic(broker, topic, tasks)
     sink = folder / "sink.txt"
-    connectors: list[dict[str, str]] = [
-        {
-            "name": f"source-{i}",
-            "connector.class": FILE_SOURCE,
-            "tasks.max": "1",
-            "file": str(s),
-            "topic": topic,
-        }
-        for i, s in enumerate(sources)
-    ]
-    connectors.append(
-        {
-            "name": "sink",
-            "connector.class": FILE_SINK,
-            "tasks.max": str(tasks),
-            "file": str(sink),
-            "topics": topic,
-        }
-    )
+    connectors = pipeline_connectors(sources, topic, sink)
     expected = lines_each * tasks
     with EngineRun(engine, broker, folder, CONVERTERS[converter], connectors) as run:
         times = watch_sink(run, sink, expected, progress)
