@@ -4,8 +4,10 @@ The worker's connector instances (`kconnect.herder.connectors`) call ``initializ
 ``start(config)``, ``task_class()``, ``task_configs(max_tasks)`` and ``stop()`` on it, each in a
 thread of their own; here each call is one facade request, and the connector runs in the facade
 JVM, in its plugin's class loader (``ConnectorInstances.java``). What the Java connector asks through
-its ``ConnectorContext`` (``requestTaskReconfiguration``, ``raiseError``) is read back by one
-daemon thread per started instance and handed to the worker's context.
+its ``ConnectorContext`` (``requestTaskReconfiguration``, ``raiseError``, and a source connector's
+``offsetStorageReader()`` reads, which wait for an answer) is read back by one daemon thread per
+instance, from before its ``start`` on, and handed to the worker's context. `alter_offsets` is
+KIP-875's question to a STOPPED Java connector.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from kconnect.errors import ConnectError
+from kconnect.task import OffsetStorageReader
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +46,10 @@ class ConnectorContext(Protocol):
 
     def raise_error(self, error: Exception) -> None:
         """Fail the connector."""
+
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """The connector's committed source offsets (`kconnect.connector.SourceConnectorContext`)."""
 
 
 class JavaConnectorError(RuntimeError):
@@ -76,16 +85,23 @@ class JavaConnector:
         self._context = context
 
     def start(self, config: Mapping[str, str]) -> None:
-        """Instantiate the Java connector, initialize it and call its ``start(config)``."""
-        request = {
-            "op": "connector_start",
+        """Instantiate and initialize the Java connector, read its context's calls from then on, and
+        call its ``start(config)`` (which may read its offsets: the event thread answers them)."""
+        create = {
+            "op": "connector_create",
             "id": self._id,
             "class": self._class_name,
             "version": self._version,
-            "config": {k: v for k, v in config.items() if v is not None},
+            "name": str(config.get("name") or self._id),
         }
-        self._task_class = str(self._facade.call(request)["task_class"])
+        self._facade.call(create)
         threading.Thread(target=self._read_events, name=f"kconnect-java-{self._id}", daemon=True).start()
+        start = {"op": "connector_start", "id": self._id, "config": _strings(config)}
+        try:
+            self._task_class = str(self._facade.call(start)["task_class"])
+        except Exception:
+            self._stopped.set()  # the JVM forgot the instance: the event thread ends
+            raise
 
     def task_class(self) -> JavaTaskClass:
         """The connector's Java task class (its name is what the task configs carry)."""
@@ -123,3 +139,58 @@ class JavaConnector:
             self._context.request_task_reconfiguration()
         elif event.get("type") == "error":
             self._context.raise_error(JavaConnectorError(str(event.get("trace", ""))))
+        elif event.get("type") == "offsets":
+            self._answer_offsets(self._context, event)
+
+    def _answer_offsets(self, context: ConnectorContext, event: Mapping[str, Any]) -> None:
+        """Answer the Java connector's read of its offsets from the worker's offset store."""
+        answer: dict[str, Any] = {
+            "op": "connector_offsets_answer",
+            "id": self._id,
+            "request": event["request"],
+        }
+        try:
+            read = context.offset_storage_reader.offsets(list(event.get("partitions") or ()))
+            answer["offsets"] = [offset for _partition, offset in read]
+        except Exception as exc:
+            log.warning("Java connector %s: its offsets could not be read: %s", self._class_name, exc)
+            answer["error"] = f"The worker could not read the offsets: {exc}"
+        self._facade.call_beside(answer)
+
+
+def alter_offsets(
+    facade: Facade,
+    class_name: str,
+    version: str,
+    sink: bool,
+    config: Mapping[str, str],
+    offsets: Mapping[Any, Any],
+) -> bool:
+    """KIP-875: the Java connector's ``alterOffsets(config, offsets)`` on a fresh instance in its class
+    loader, as Kafka's worker calls it before it writes altered or reset offsets.
+
+    The herder calls it (`kconnect.herder.offsets`) with the parsed offsets: a sink's keyed by
+    ``(topic, partition)``, a source's by partition maps (None: remove that offset). True when the
+    connector checked and accepts them; a refusal (Java's ConnectException) raises `ConnectError`
+    with the connector's message, as a Python connector refuses.
+    """
+    if sink:
+        items = [{"topic": t, "partition": p, "offset": o} for (t, p), o in offsets.items()]
+    else:
+        items = [{"partition": dict(p), "offset": o} for p, o in offsets.items()]
+    request = {
+        "op": "connector_alter_offsets",
+        "class": class_name,
+        "version": version,
+        "name": str(config.get("name") or ""),
+        "config": _strings(config),
+        "offsets": items,
+    }
+    answer = facade.call(request)
+    if "refused" in answer:
+        raise ConnectError(str(answer["refused"]))
+    return bool(answer.get("answered"))
+
+
+def _strings(config: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in config.items() if v is not None}

@@ -18,7 +18,7 @@ from kconnect.errors import BadRequestError
 from kconnect.plugin_registry import PluginType
 from kconnect.plugin_versions import version_key
 
-from kconnect_java.connector import ConnectorContext, Facade, JavaConnector, JavaTaskClass
+from kconnect_java.connector import ConnectorContext, Facade, JavaConnector, JavaTaskClass, alter_offsets
 from kconnect_java.stages import stage_errors
 
 _TYPES = {t.value: t for t in PluginType}
@@ -102,6 +102,15 @@ class JavaPluginInstance:
     def stop(self) -> None:
         """See `JavaConnector.stop`."""
         self.connector.stop()
+
+    def alter_offsets(self, config: Mapping[str, str], offsets: Mapping[Any, Any]) -> bool:
+        """KIP-875: the Java connector's own ``alterOffsets`` (`kconnect_java.connector.alter_offsets`)."""
+        if self.plugin.facade is None:
+            raise RuntimeError(f"{self.plugin.class_name} cannot run without kconnect's Java facade")
+        sink = self.plugin.type is PluginType.SINK
+        return alter_offsets(
+            self.plugin.facade, self.plugin.class_name, self.plugin.version, sink, config, offsets
+        )
 
     def validate(self, config: Mapping[str, str]) -> Mapping[str, ConfigValue]:
         """The connector's own ConfigValues for `config`, as its Java ``validate`` answers them, and an

@@ -26,10 +26,13 @@ import org.apache.kafka.connect.storage.OffsetStorageReader;
 
 /**
  * Running Java connector instances, each in its plugin's class loader, driven one call at a time
- * from Python (kconnect_java.connector): {@code connector_start}, {@code connector_task_configs},
- * {@code connector_stop}, and {@code connector_events}, which waits up to {@code wait_ms} for what the
- * connector asked through its context ({@code {"type": "reconfigure"}} or {@code {"type": "error",
- * "trace": "..."}}). Thread-safe: the event wait runs beside the other calls.
+ * from Python (kconnect_java.connector): {@code connector_create}, {@code connector_start}, {@code
+ * connector_task_configs}, {@code connector_stop}, and {@code connector_events}, which waits up to
+ * {@code wait_ms} for what the connector asked through its context ({@code {"type": "reconfigure"}},
+ * {@code {"type": "error", "trace": "..."}}, or an offset read {@code {"type": "offsets", ...}} that
+ * Python answers with {@code connector_offsets_answer}). Thread-safe: the event wait and the answers
+ * run beside the other calls. {@code connector_alter_offsets} is KIP-875's check on a fresh instance
+ * ({@link OffsetAlterations}).
  */
 final class ConnectorInstances {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -38,27 +41,49 @@ final class ConnectorInstances {
   /** KIP-877 plugin metrics, kept in the JVM (not reported to the worker yet). */
   private final Metrics metrics = new Metrics();
 
-  /** One instance: the connector, its class loader and what its context reported. */
-  private record Instance(Connector connector, ClassLoader loader, BlockingQueue<ObjectNode> events) {}
+  /** One instance: the connector, its class loader, what its context reported and its offset reader. */
+  private record Instance(
+      Connector connector, ClassLoader loader, BlockingQueue<ObjectNode> events, ConnectorOffsetReader offsets) {}
 
-  /** Instantiates the connector {@code chosen}, initializes it with a context and starts it. */
-  ObjectNode start(Plugins plugins, PluginDesc<?> chosen, JsonNode body) throws Exception {
+  /**
+   * Instantiates the connector {@code chosen} and initializes it with a context; {@code start} starts
+   * it. Two steps, so Python reads the instance's events (its offset reads among them) during start.
+   */
+  ObjectNode create(Plugins plugins, PluginDesc<?> chosen, JsonNode body) throws Exception {
     String id = body.path("id").asText();
     BlockingQueue<ObjectNode> events = new LinkedBlockingQueue<>();
-    Connector connector;
+    ConnectorOffsetReader offsets = new ConnectorOffsetReader(events);
     try (LoaderSwap swap = plugins.withClassLoader(chosen.loader())) {
-      connector = (Connector) chosen.pluginClass().getDeclaredConstructor().newInstance();
+      Connector connector = (Connector) chosen.pluginClass().getDeclaredConstructor().newInstance();
       PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("connector", body.path("name").asText(id)));
-      connector.initialize(new Context(events, pluginMetrics));
-      running.put(id, new Instance(connector, chosen.loader(), events));
-      connector.start(stringMap(body.path("config")));
+      connector.initialize(new Context(events, pluginMetrics, offsets));
+      running.put(id, new Instance(connector, chosen.loader(), events, offsets));
+    }
+    return JSON.createObjectNode();
+  }
+
+  /** The created connector's {@code start(config)}; one that throws is forgotten. */
+  ObjectNode start(Plugins plugins, JsonNode body) throws Exception {
+    Instance instance = instance(body);
+    try (LoaderSwap swap = plugins.withClassLoader(instance.loader())) {
+      instance.connector().start(stringMap(body.path("config")));
     } catch (Exception error) {
-      running.remove(id);
+      running.remove(body.path("id").asText());
+      instance.offsets().close();
       throw error;
     }
     ObjectNode answer = JSON.createObjectNode();
-    answer.put("task_class", connector.taskClass().getName());
+    answer.put("task_class", instance.connector().taskClass().getName());
     return answer;
+  }
+
+  /** The worker's answer to one of the connector's offset reads ({@link ConnectorOffsetReader#answer}). */
+  ObjectNode offsetsAnswer(JsonNode body) {
+    Instance instance = running.get(body.path("id").asText());
+    if (instance != null) {
+      instance.offsets().answer(body);
+    }
+    return JSON.createObjectNode();
   }
 
   /** The connector's {@code taskConfigs(max_tasks)} and its task class. */
@@ -80,6 +105,7 @@ final class ConnectorInstances {
   ObjectNode stop(Plugins plugins, JsonNode body) throws Exception {
     Instance instance = running.remove(body.path("id").asText());
     if (instance != null) {
+      instance.offsets().close();
       try (LoaderSwap swap = plugins.withClassLoader(instance.loader())) {
         instance.connector().stop();
       }
@@ -127,16 +153,18 @@ final class ConnectorInstances {
   }
 
   /**
-   * The context of one instance, source and sink alike: its calls become events Python reads. A
-   * source connector's offset reader is not offered yet (kconnect_java documents it).
+   * The context of one instance, source and sink alike: its calls become events Python reads, and
+   * so do a source connector's offset reads, which wait for Python's answer.
    */
   private static final class Context implements SourceConnectorContext, SinkConnectorContext {
     private final BlockingQueue<ObjectNode> events;
     private final PluginMetrics metrics;
+    private final ConnectorOffsetReader offsets;
 
-    Context(BlockingQueue<ObjectNode> events, PluginMetrics metrics) {
+    Context(BlockingQueue<ObjectNode> events, PluginMetrics metrics, ConnectorOffsetReader offsets) {
       this.events = events;
       this.metrics = metrics;
+      this.offsets = offsets;
     }
 
     @Override
@@ -156,8 +184,7 @@ final class ConnectorInstances {
 
     @Override
     public OffsetStorageReader offsetStorageReader() {
-      throw new UnsupportedOperationException(
-          "kconnect does not offer a Java source connector its offset reader yet (its tasks have theirs)");
+      return offsets;
     }
   }
 }

@@ -41,7 +41,9 @@ import org.apache.kafka.connect.transforms.predicates.Predicate;
  * ConfigValue} with its value and recommended values as Kafka's REST API writes them. {@code
  * {"op": "stage_classes", "names": [...]}} answers which of the names Kafka's isolation loads (a class
  * name or Kafka's alias; Kafka's own SMTs included) as {@code {"transformation": [...], "predicate":
- * [...]}}: what a Java connector's tasks can run. {@code connector_*} requests drive running connector instances ({@link ConnectorInstances}). A failure answers {@code {"error": "...", "trace":
+ * [...]}}: what a Java connector's tasks can run. {@code connector_*} requests drive running connector
+ * instances ({@link ConnectorInstances}) and ask a STOPPED connector about new offsets ({@link
+ * OffsetAlterations}). A failure answers {@code {"error": "...", "trace":
  * "..."}}, never an exception across py4j.
  */
 public final class PluginFacade implements Function<String, String> {
@@ -68,8 +70,17 @@ public final class PluginFacade implements Function<String, String> {
       if (op.equals("stage_classes")) {
         return JSON.writeValueAsString(stageClasses(body));
       }
+      if (op.equals("connector_create")) {
+        return JSON.writeValueAsString(connectors.create(plugins(), chosenConnector(body), body));
+      }
       if (op.equals("connector_start")) {
-        return JSON.writeValueAsString(connectors.start(plugins(), chosenConnector(body), body));
+        return JSON.writeValueAsString(connectors.start(plugins(), body));
+      }
+      if (op.equals("connector_offsets_answer")) {
+        return JSON.writeValueAsString(connectors.offsetsAnswer(body));
+      }
+      if (op.equals("connector_alter_offsets")) {
+        return JSON.writeValueAsString(OffsetAlterations.alter(plugins(), chosenConnector(body), body));
       }
       if (op.equals("connector_task_configs")) {
         return JSON.writeValueAsString(connectors.taskConfigs(plugins(), body));

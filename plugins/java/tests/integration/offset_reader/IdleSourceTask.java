@@ -1,0 +1,26 @@
+package kconnect.test;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
+
+/** The task of OffsetReadingSourceConnector: produces nothing. */
+public class IdleSourceTask extends SourceTask {
+  @Override
+  public String version() {
+    return "1.0";
+  }
+
+  @Override
+  public void start(Map<String, String> props) {}
+
+  @Override
+  public List<SourceRecord> poll() throws InterruptedException {
+    Thread.sleep(200);
+    return null;
+  }
+
+  @Override
+  public void stop() {}
+}
