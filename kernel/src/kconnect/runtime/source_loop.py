@@ -323,7 +323,7 @@ class SourceLoop:
 
     def _prepare_all(self, records: list[SourceRecord]) -> list[Prepared | None]:
         """Each record transformed and converted; None where it was dropped or skipped after an error."""
-        return [self.preparer.prepare(record) for record in records]
+        return self.preparer.prepare_all(records)
 
     def _drop(self, record: SourceRecord) -> None:
         """A record that will not be sent counts as acknowledged: its offset is committed in turn."""

@@ -8,6 +8,8 @@ as the connector's ``errors.*`` keys say); a dropped or skipped record is None.
 
 from __future__ import annotations
 
+import functools
+
 from kconnect.records import SourceRecord
 from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
 from kconnect.runtime.task_plugins import TaskPlugins
@@ -34,6 +36,25 @@ class SourceRecordPreparer:
         except StageError as failed:
             retry = lambda: self._transform_and_convert(original)  # noqa: E731
             return self._errors.recover(failed, retry, source_record=original)
+
+    def prepare_all(self, records: list[SourceRecord]) -> list[Prepared | None]:
+        """`prepare` of each record, in order, in one call per record where nothing transforms them.
+
+        A poll is up to thousands of records, and `prepare`'s three calls per record were a tenth
+        of a source's CPU per record; a record that fails a step goes through `prepare`'s error
+        handling as if `prepare` had been called for it.
+        """
+        if self._plugins.transforms:
+            return [self.prepare(record) for record in records]
+        convert = self._convert
+        prepared: list[Prepared | None] = []
+        for record in records:
+            try:
+                prepared.append((record, *convert(record)))
+            except StageError as failed:
+                retry = functools.partial(self._transform_and_convert, record)
+                prepared.append(self._errors.recover(failed, retry, source_record=record))
+        return prepared
 
     def _transform_and_convert(self, original: SourceRecord) -> Prepared | None:
         record = self._plugins.transform(original) if self._plugins.transforms else original

@@ -35,20 +35,32 @@ class LineBuffer:
             self._start = 0
         self._buffer += chunk
 
-    def next_line(self) -> str | None:
-        """The next complete line, decoded as UTF-8 (undecodable bytes replaced), or None.
+    def take(self, limit: int) -> list[tuple[str, int]]:
+        """Up to `limit` complete lines, decoded as UTF-8 (undecodable bytes replaced), each with
+        the byte offset just past its newline; empty when no complete line is buffered.
 
-        After it returns a line, `position` is the byte offset just past that line's newline.
+        `position` is then the offset past the last line taken. One call takes a whole poll's
+        lines: the per-line work stays inside this loop.
         """
-        end = self._buffer.find(b"\n", self._scan)
-        if end < 0:
-            self._scan = len(self._buffer)
-            return None
-        stop = end - 1 if end > self._start and self._buffer[end - 1] == 0x0D else end
-        line = self._buffer[self._start : stop].decode("utf-8", errors="replace")
-        self.position += end + 1 - self._start
-        self._start = self._scan = end + 1
-        return line
+        buffer, start, scan, position = self._buffer, self._start, self._scan, self.position
+        find = buffer.find
+        taken: list[tuple[str, int]] = []
+        while len(taken) < limit:
+            end = find(b"\n", scan)
+            if end < 0:
+                scan = len(buffer)
+                break
+            stop = end - 1 if end > start and buffer[end - 1] == 0x0D else end
+            position += end + 1 - start
+            taken.append((buffer[start:stop].decode("utf-8", errors="replace"), position))
+            start = scan = end + 1
+        self._start, self._scan, self.position = start, scan, position
+        return taken
+
+    def next_line(self) -> str | None:
+        """The next complete line, or None (`take` of one line); `position` is then past it."""
+        taken = self.take(1)
+        return taken[0][0] if taken else None
 
     @property
     def pending(self) -> int:

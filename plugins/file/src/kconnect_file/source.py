@@ -186,22 +186,24 @@ class FileStreamSourceTask(SourceTask):
             return None
         records: list[SourceRecord] = []
         partition = {FILENAME_FIELD: self.filename} if self.filename else None
+        topic = self.topic
         while len(records) < self.batch_size:
-            line = self.lines.next_line()
-            if line is None:
+            taken = self.lines.take(self.batch_size - len(records))
+            if not taken:
                 chunk = stream.read(READ_CHUNK) if self.filename else stream.readline()
                 if not chunk:
                     break
                 self.lines.feed(chunk)
                 continue
-            records.append(
+            records.extend(
                 SourceRecord(
-                    topic=self.topic,
+                    topic=topic,
                     value_schema=STRING_SCHEMA,
                     value=line,
                     source_partition=partition,
-                    source_offset={POSITION_FIELD: self.lines.position} if partition else None,
+                    source_offset={POSITION_FIELD: position} if partition else None,
                 )
+                for line, position in taken
             )
         return records or None
 

@@ -80,3 +80,24 @@ def test_a_long_line_fed_in_many_small_reads_is_not_rescanned() -> None:
     lines.feed(b"\n")
     assert lines.next_line() == "x" * 1_000_000
     assert lines.position == 1_000_001
+
+
+def test_take_returns_at_most_limit_lines_with_the_positions_next_line_gives() -> None:
+    data = "a\r\nbb\n\nΩx\ncc\npartial".encode()
+    one_by_one, in_batches = LineBuffer(10), LineBuffer(10)
+    one_by_one.feed(data)
+    in_batches.feed(data)
+    first, second, third = in_batches.take(2), in_batches.take(2), in_batches.take(2)
+    assert (len(first), len(second), len(third)) == (2, 2, 1)
+    assert (
+        first + second + third
+        == _drain(one_by_one)
+        == [
+            ("a", 13),
+            ("bb", 16),
+            ("", 17),
+            ("Ωx", 21),
+            ("cc", 24),
+        ]
+    )
+    assert in_batches.take(5) == [] and in_batches.position == 24 and in_batches.pending == len(b"partial")
