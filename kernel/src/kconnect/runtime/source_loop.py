@@ -295,26 +295,33 @@ class SourceLoop:
         else:
             prepared = self._prepare_all(records)
         outgoing: list[OutgoingRecord] = []
+        submit = self.submitted.submit
+        topics: dict[str, None] = {}
+        last_topic = None
         for original, ready in zip(records, prepared, strict=True):
             if ready is None:
                 self._drop(original)
                 continue
             record, key, value, headers = ready
-            submitted = self.submitted.submit(original.source_partition, original.source_offset)
+            topic = record.topic
+            if topic != last_topic:  # a poll's records mostly share a topic: one lookup per run of it
+                topics[topic] = None
+                last_topic = topic
             outgoing.append(
                 OutgoingRecord(
-                    record.topic,
+                    topic,
                     record.kafka_partition,
                     key,
                     value,
                     record.timestamp,
                     headers,
-                    (submitted, original),
+                    (submit(original.source_partition, original.source_offset), original),
                 )
             )
-            if self.topics.is_new(record.topic):
-                await self.control.topic_used(record.topic)
-        await self.topic_creation.ensure(outgoing_record.topic for outgoing_record in outgoing)
+        for topic in topics:
+            if self.topics.is_new(topic):
+                await self.control.topic_used(topic)
+        await self.topic_creation.ensure(topics)
         with self.stalls.marking(
             f"Kafka has not taken {count_records(len(outgoing))} (the producer waits for the broker)"
         ):

@@ -48,8 +48,11 @@ class SubmittedRecords:
             self._last_partition, self._last_key = partition, partition_key(partition)
         key = self._last_key
         record = SubmittedRecord(partition, offset)
-        self._queues.setdefault(key, deque()).append(record)
-        self._partitions[key] = partition
+        queue = self._queues.get(key)
+        if queue is None:
+            queue = self._queues[key] = deque()
+            self._partitions[key] = partition
+        queue.append(record)
         self._pending += 1
         return record
 
