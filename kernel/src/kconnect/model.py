@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from kconnect.frozen_init import fast_init
 
+
+@fast_init
 @dataclass(frozen=True, order=True, slots=True)
 class ConnectorTaskId:
     """One task of one connector: ``(connector, task)``, ordered by connector then task number."""
