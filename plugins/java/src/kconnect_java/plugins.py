@@ -23,8 +23,13 @@ from kconnect_java.stages import stage_errors
 
 _TYPES = {t.value: t for t in PluginType}
 _CONNECTORS = (PluginType.SOURCE, PluginType.SINK)
-#: Java plugins a Java connector's tasks run: Kafka's TransformationChain in the task's JVM.
-_IN_JAVA_TASKS = (PluginType.TRANSFORMATION, PluginType.PREDICATE)
+#: Java plugins a Java connector's tasks run in the task's JVM: converters, and Kafka's TransformationChain.
+_IN_JAVA_TASKS = (
+    PluginType.CONVERTER,
+    PluginType.HEADER_CONVERTER,
+    PluginType.TRANSFORMATION,
+    PluginType.PREDICATE,
+)
 
 #: What a Java plugin is called in the 400 that refuses to run it.
 _KINDS = {
@@ -179,9 +184,9 @@ def _parsed(name: str, text: Any, config_type: ConfigType | None) -> object:
 class JavaPlugin:
     """One Java plugin class (one version of it) found on ``plugin.path``: a registry entry.
 
-    Satisfies `kconnect.plugin_registry.FoundPlugin`. A connector runs, and so do the transformations
-    and predicates a Java connector names; a config naming another Java plugin (a converter), or a
-    Java transformation or predicate for a Python connector, is refused on create (`refuse_to_run`).
+    Satisfies `kconnect.plugin_registry.FoundPlugin`. A connector runs, and so do the converters,
+    transformations and predicates a Java connector names; a Java converter, transformation or
+    predicate for a Python connector is refused on create (`refuse_to_run`).
     """
 
     class_name: str
@@ -202,8 +207,8 @@ class JavaPlugin:
     def refuse_to_run(self, task_runtime: str) -> BadRequestError | None:
         """The 400 a create or update naming this plugin for a connector whose tasks run in
         `task_runtime` answers, or None: a Java connector runs (its instance in the facade JVM, its
-        tasks on Spark's JVMs), with the Java transformations and predicates its config names; other
-        Java plugins cannot yet, nor Java transformations in a Python connector's tasks."""
+        tasks on Spark's JVMs), with the Java converters, transformations and predicates its config
+        names; a Python connector's tasks cannot run Java ones yet."""
         if self.type in _CONNECTORS or (self.type in _IN_JAVA_TASKS and task_runtime == self.task_runtime):
             return None
         kind = _KINDS[self.type]

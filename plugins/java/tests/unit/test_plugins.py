@@ -148,7 +148,7 @@ def test_validate_of_a_java_connector_refuses_names_of_no_java_transformation_or
     assert source().validate({"topic": "t", "transforms": " "}) == {}
 
 
-def test_java_transformations_and_predicates_run_only_for_java_connectors() -> None:
+def test_java_converters_transformations_and_predicates_run_only_for_java_connectors() -> None:
     scan = {
         "plugins": [
             _entry("org.example.Smt", "1.0", "file:/p", "transformation"),
@@ -161,4 +161,7 @@ def test_java_transformations_and_predicates_run_only_for_java_connectors() -> N
     refused = smt.refuse_to_run("python")
     assert isinstance(refused, BadRequestError)
     assert "Java transformations cannot run yet in this version of kconnect on a Python" in str(refused)
-    assert isinstance(converter.refuse_to_run("java"), BadRequestError)
+    assert converter.refuse_to_run("java") is None
+    refused = converter.refuse_to_run("python")
+    assert isinstance(refused, BadRequestError)
+    assert "Java converters cannot run yet in this version of kconnect on a Python" in str(refused)

@@ -1,11 +1,20 @@
 package dev.kconnect.java.task;
 
+import static org.apache.kafka.connect.runtime.ConnectorConfig.HEADER_CONVERTER_CLASS_CONFIG;
+import static org.apache.kafka.connect.runtime.ConnectorConfig.HEADER_CONVERTER_VERSION_CONFIG;
+import static org.apache.kafka.connect.runtime.ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG;
+import static org.apache.kafka.connect.runtime.ConnectorConfig.KEY_CONVERTER_VERSION_CONFIG;
+import static org.apache.kafka.connect.runtime.ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG;
+import static org.apache.kafka.connect.runtime.ConnectorConfig.VALUE_CONVERTER_VERSION_CONFIG;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.connect.connector.ConnectRecord;
 import org.apache.kafka.connect.runtime.ConnectMetrics;
 import org.apache.kafka.connect.runtime.ConnectorConfig;
@@ -19,12 +28,17 @@ import org.apache.kafka.connect.runtime.errors.ErrorReporter;
 import org.apache.kafka.connect.runtime.errors.LogReporter;
 import org.apache.kafka.connect.runtime.errors.RetryWithToleranceOperator;
 import org.apache.kafka.connect.runtime.isolation.LoaderSwap;
+import org.apache.kafka.connect.runtime.isolation.Plugins;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.storage.Converter;
+import org.apache.kafka.connect.storage.HeaderConverter;
 
 /**
  * What Kafka's worker builds around a task's records (its {@code Worker.buildWorkerTask}), with
- * Kafka's own classes: the connector config ({@code ConnectorConfig}, {@code SinkConnectorConfig}),
+ * Kafka's own classes: the connector config ({@code SourceConnectorConfig}, {@code SinkConnectorConfig}),
+ * the key, value and header converters (the connector config's, else the worker's, each loaded by
+ * Kafka's isolation, from {@code plugin.path} too, its {@code .plugin.version} range honoured),
  * the {@code errors.*} operator ({@code RetryWithToleranceOperator}) with its reporters (a {@code
  * LogReporter}, and for a sink with {@code errors.deadletterqueue.topic.name} a {@code
  * DeadLetterQueueReporter}, which creates the topic) and the {@code TransformationChain} of the
@@ -39,6 +53,9 @@ final class RecordStages<T, R extends ConnectRecord<R>> implements AutoCloseable
   final ConnectorConfig config;
   final RetryWithToleranceOperator<T> operator;
   final TransformationChain<T, R> chain;
+  final Converter keyConverter;
+  final Converter valueConverter;
+  final HeaderConverter headerConverter;
   /** A source task's topic creation (off for a sink). */
   final TopicCreator topicCreator;
   private final ConnectMetrics metrics;
@@ -54,6 +71,22 @@ final class RecordStages<T, R extends ConnectRecord<R>> implements AutoCloseable
         errorMetrics);
     try (LoaderSwap swap = setup.plugins.withClassLoader(setup.loader)) {
       this.chain = new TransformationChain<>(config.<R>transformationStages(setup.plugins, setup.id, metrics), operator);
+      // As Kafka's Worker: the connector config's converter, else the worker config's (read only
+      // then: the worker's may name a Python converter a connector config replaces).
+      Plugins plugins = setup.plugins;
+      this.keyConverter = Objects.requireNonNullElseGet(
+          plugins.newConverter(config, KEY_CONVERTER_CLASS_CONFIG, KEY_CONVERTER_VERSION_CONFIG),
+          () -> plugins.newConverter(
+              WorkerView.withConverters(setup.worker), KEY_CONVERTER_CLASS_CONFIG, WorkerConfig.KEY_CONVERTER_VERSION));
+      this.valueConverter = Objects.requireNonNullElseGet(
+          plugins.newConverter(config, VALUE_CONVERTER_CLASS_CONFIG, VALUE_CONVERTER_VERSION_CONFIG),
+          () -> plugins.newConverter(
+              WorkerView.withConverters(setup.worker), VALUE_CONVERTER_CLASS_CONFIG, WorkerConfig.VALUE_CONVERTER_VERSION));
+      this.headerConverter = Objects.requireNonNullElseGet(
+          plugins.newHeaderConverter(config, HEADER_CONVERTER_CLASS_CONFIG, HEADER_CONVERTER_VERSION_CONFIG),
+          () -> plugins.newHeaderConverter(
+              WorkerView.withConverters(setup.worker), HEADER_CONVERTER_CLASS_CONFIG,
+              WorkerConfig.HEADER_CONVERTER_VERSION));
     }
   }
 
@@ -93,10 +126,13 @@ final class RecordStages<T, R extends ConnectRecord<R>> implements AutoCloseable
     return stages;
   }
 
-  /** Closes the transformations, the reporters (the dead letter queue's producer), the topic admin and the metrics. */
+  /** Closes the transformations, the converters, the reporters (the dead letter queue's producer), the topic admin and the metrics. */
   @Override
   public void close() {
     chain.close();
+    Utils.closeQuietly(keyConverter, "key converter");
+    Utils.closeQuietly(valueConverter, "value converter");
+    Utils.closeQuietly(headerConverter, "header converter");
     topicCreator.close();
     operator.close();
     errorMetrics.close();
@@ -105,26 +141,40 @@ final class RecordStages<T, R extends ConnectRecord<R>> implements AutoCloseable
 
   /**
    * The worker config Kafka's classes read here: the worker's {@code metrics.*} keys ({@code
-   * ConnectMetrics}; no metric reporter: a task's metrics stay in its JVM, as its plugin metrics do)
-   * and {@code topic.creation.enable} ({@code TopicCreation}).
+   * ConnectMetrics}; no metric reporter: a task's metrics stay in its JVM, as its plugin metrics do),
+   * {@code topic.creation.enable} ({@code TopicCreation}) and, {@link #withConverters}, the converters'
+   * keys (a task's converter when its connector config names none).
    */
   private static final class WorkerView extends WorkerConfig {
     WorkerView(Map<String, String> worker) {
-      super(baseConfigDef(), props(worker));
+      this(worker, false);
     }
 
-    private static Map<String, String> props(Map<String, String> worker) {
+    private WorkerView(Map<String, String> worker, boolean converters) {
+      super(baseConfigDef(), props(worker, converters));
+    }
+
+    /** The view with the worker's converter keys too (their classes loaded). */
+    static WorkerView withConverters(Map<String, String> worker) {
+      return new WorkerView(worker, true);
+    }
+
+    private static Map<String, String> props(Map<String, String> worker, boolean converters) {
       Map<String, String> props = new HashMap<>();
       worker.forEach((key, value) -> {
-        if ((key.startsWith("metrics.") || key.equals(TOPIC_CREATION_ENABLE_CONFIG)) && value != null) {
+        boolean converter = key.startsWith(KEY_CONVERTER_CLASS_CONFIG)
+            || key.startsWith(VALUE_CONVERTER_CLASS_CONFIG) || key.startsWith(HEADER_CONVERTER_CLASS_CONFIG);
+        boolean read = key.startsWith("metrics.") || key.equals(TOPIC_CREATION_ENABLE_CONFIG)
+            || (converters && converter);
+        if (read && value != null) {
           props.put(key, value);
         }
       });
       props.put("metric.reporters", "");
       props.put("bootstrap.servers", worker.getOrDefault("bootstrap.servers", "localhost:9092"));
-      // Required keys that metrics never read: a class every JVM here has, not one from plugin.path.
-      props.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
-      props.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
+      // Required keys, read by the converter view only (a worker without them fails at start).
+      props.putIfAbsent(KEY_CONVERTER_CLASS_CONFIG, "org.apache.kafka.connect.storage.StringConverter");
+      props.putIfAbsent(VALUE_CONVERTER_CLASS_CONFIG, "org.apache.kafka.connect.storage.StringConverter");
       return props;
     }
   }

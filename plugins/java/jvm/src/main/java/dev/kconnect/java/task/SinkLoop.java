@@ -61,11 +61,11 @@ final class SinkLoop {
   /** Runs the task until the target is STOPPED; offsets committed before it returns. */
   void run() throws Exception {
     task = setup.instance(setup.taskConfig.get("task.class"), SinkTask.class);
-    Converter keys = setup.converter("key.converter", true);
-    Converter values = setup.converter("value.converter", false);
-    HeaderConverter headers = setup.headerConverter();
     try (Metrics metrics = new Metrics();
         RecordStages<ConsumerRecord<byte[], byte[]>, SinkRecord> stages = RecordStages.sink(setup)) {
+      Converter keys = stages.keyConverter;
+      Converter values = stages.valueConverter;
+      HeaderConverter headers = stages.headerConverter;
       if (((SinkConnectorConfig) stages.config).enableErrantRecordReporter()) {
         errantRecords = new WorkerErrantRecordReporter(stages.operator, keys, values, headers);
       }

@@ -60,12 +60,12 @@ final class SourceLoop {
   /** Runs the task until the target is STOPPED; offsets committed before it returns. */
   void run() throws Exception {
     SourceTask task = setup.instance(setup.taskConfig.get("task.class"), SourceTask.class);
-    Converter keys = setup.converter("key.converter", true);
-    Converter values = setup.converter("value.converter", false);
-    HeaderConverter headers = setup.headerConverter();
     try (Metrics metrics = new Metrics();
         RecordStages<SourceRecord, SourceRecord> stages = RecordStages.source(setup);
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(setup.producerConfig())) {
+      Converter keys = stages.keyConverter;
+      Converter values = stages.valueConverter;
+      HeaderConverter headers = stages.headerConverter;
       PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("connector", setup.connectorName));
       task.initialize(new Context(pluginMetrics));
       task.start(setup.taskConfig);

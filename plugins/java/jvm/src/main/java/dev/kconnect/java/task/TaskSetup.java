@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -15,9 +16,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.runtime.isolation.PluginDesc;
 import org.apache.kafka.connect.runtime.isolation.PluginUtils;
 import org.apache.kafka.connect.runtime.isolation.Plugins;
-import org.apache.kafka.connect.storage.Converter;
-import org.apache.kafka.connect.storage.HeaderConverter;
-import org.apache.kafka.connect.storage.SimpleHeaderConverter;
 import org.apache.kafka.connect.util.ConnectorTaskId;
 import org.apache.maven.artifact.versioning.InvalidVersionSpecificationException;
 import org.apache.maven.artifact.versioning.VersionRange;
@@ -25,13 +23,13 @@ import org.apache.maven.artifact.versioning.VersionRange;
 /**
  * What a Java task needs from its launch (a TaskSpec as JSON, written by kconnect_spark.java_job):
  * its connector's class loader from Kafka's scan of {@code plugin.path} (the scan's {@link Plugins}
- * also load the transformations and predicates the config names), the task instance, its
- * converters (connector config first, then the worker's, as Kafka picks them), and its producer,
- * consumer and admin configs with the worker's {@code producer.}/{@code consumer.}/{@code admin.}
+ * also load the transformations, predicates and converters the config names), the task instance,
+ * and its producer, consumer and admin configs with the worker's {@code producer.}/{@code consumer.}/{@code admin.}
  * keys and the connector's {@code producer.override.}/{@code consumer.override.}/{@code
  * admin.override.} keys.
  */
 final class TaskSetup {
+  private static final Set<String> CONVERTERS = Set.of("key.converter", "value.converter", "header.converter");
   final JsonNode launch;
   final String taskId;
   final ConnectorTaskId id;
@@ -54,7 +52,7 @@ final class TaskSetup {
     String version = connector.get("connector.plugin.version");
     // ServiceLoader discovery first: the same loaders, without reading every class of the classpath
     // (a reflective scan takes tens of seconds on a busy executor); the worker's own
-    // plugin.discovery when that misses the connector or a transformation or predicate it names.
+    // plugin.discovery when that misses the connector or a transformation, predicate or converter it names.
     Map<String, String> scan = new HashMap<>();
     scan.put("plugin.path", worker.getOrDefault("plugin.path", ""));
     scan.put("plugin.discovery", "service_load");
@@ -75,11 +73,12 @@ final class TaskSetup {
     this.loader = chosen.loader();
   }
 
-  /** Whether {@code plugins} load every transformation and predicate the connector config names. */
+  /** Whether {@code plugins} load every transformation, predicate and converter the connector config names. */
   private boolean findsEveryStage(Plugins plugins) {
     for (Map.Entry<String, String> entry : connector.entrySet()) {
       String key = entry.getKey();
-      boolean stage = (key.startsWith("transforms.") || key.startsWith("predicates.")) && key.endsWith(".type");
+      boolean stage = (key.startsWith("transforms.") || key.startsWith("predicates.")) && key.endsWith(".type")
+          || CONVERTERS.contains(key);
       if (stage && entry.getValue() != null) {
         try {
           plugins.pluginClass(entry.getValue().trim()); // a class name or one of Kafka's aliases
@@ -113,30 +112,6 @@ final class TaskSetup {
   /** A new instance of {@code className} from the connector's class loader. */
   <T> T instance(String className, Class<T> type) throws Exception {
     return type.cast(Class.forName(className, true, loader).getDeclaredConstructor().newInstance());
-  }
-
-  /** The key or value converter, configured as Kafka configures it (its prefixed keys). */
-  Converter converter(String key, boolean isKey) throws Exception {
-    String className = connector.getOrDefault(key, worker.get(key));
-    if (className == null) {
-      throw new IllegalStateException(key + " is not set in the worker or connector config");
-    }
-    Converter converter = instance(className.trim(), Converter.class);
-    converter.configure(prefixed(key + ".", connector.containsKey(key) ? connector : worker), isKey);
-    return converter;
-  }
-
-  /** The header converter: {@code header.converter}, else Kafka's default SimpleHeaderConverter. */
-  HeaderConverter headerConverter() throws Exception {
-    String key = "header.converter";
-    String className = connector.getOrDefault(key, worker.get(key));
-    HeaderConverter converter = className == null
-        ? new SimpleHeaderConverter()
-        : instance(className.trim(), HeaderConverter.class);
-    Map<String, Object> config = new HashMap<>(prefixed(key + ".", connector.containsKey(key) ? connector : worker));
-    config.put("converter.type", "header");
-    converter.configure(config);
-    return converter;
   }
 
   /** The source task's producer: Kafka's worker defaults, then producer.*, then producer.override.*. */
