@@ -6,7 +6,9 @@ one FileStreamSource connector (a 1,000-line file into a fresh topic) and one Fi
 
 - ``rest_up_s``: process start until ``GET /`` first answers 200;
 - ``first_sink_line_s``: process start until the sink file holds its first line;
-- once every line is in the sink file and a warm-up load has run: ``wrk -t1 -c50 -d10s --latency``
+- once every line is in the sink file and 20 s of the same load has warmed the endpoint (Java's
+  JIT compiles Jetty's and Jersey's paths in that time: in the first 5 s of load a Java worker
+  answers about a third of what it answers warm): ``wrk -t1 -c50 -d10s --latency``
   against ``GET /connectors/<source>/status`` and ``GET /connectors``, giving requests/s
   (``status_rps``, ``connectors_rps``) and the 99th percentile latency (``status_p99_ms``,
   ``connectors_p99_ms``).
@@ -14,7 +16,7 @@ one FileStreamSource connector (a 1,000-line file into a fresh topic) and one Fi
 The worker is then stopped (SIGTERM, wait) before the next one starts. Rounds alternate which
 engine goes first, so neither always meets a broker busy with the other's leftovers.
 
-    python benchmarks/control_plane.py                   # 3 rounds, about 3 minutes on 2 CPUs
+    python benchmarks/control_plane.py                   # 3 rounds, about 6 minutes on 2 CPUs
     python benchmarks/control_plane.py --rounds 1 --duration 5 --engines kconnect
 
 Needs ``wrk`` on the PATH. Writes benchmarks/results/control_plane.json (medians and raw figures).
@@ -166,7 +168,7 @@ def run(
     *,
     engines: Sequence[str] = ENGINES,
     duration_s: int = 10,
-    warmup_s: int = 3,
+    warmup_s: int = 20,
     connections: int = 50,
 ) -> dict[str, Any]:
     """Measure every engine `rounds` times on `broker`; raw figures, ``{engine: {figure: [per round]}}``.
@@ -218,7 +220,7 @@ def main() -> int:
         "--engines", default=",".join(ENGINES), help="comma-separated (default java,kconnect)"
     )
     parser.add_argument("--duration", type=int, default=10, help="seconds of each wrk run (default 10)")
-    parser.add_argument("--warmup", type=int, default=3, help="seconds of load before each (default 3)")
+    parser.add_argument("--warmup", type=int, default=20, help="seconds of load before each (default 20)")
     parser.add_argument("--connections", type=int, default=50, help="wrk connections (default 50)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "control_plane.json")
     args = parser.parse_args()
