@@ -7,7 +7,8 @@ The plugin path holds Kafka's ``connect-file`` 4.3.1 and a test source connector
 The same steps run on a kconnect standalone worker (the Python FileStream plugin disabled, so
 Kafka's Java classes answer to their names) and on a Java ``ConnectStandalone`` 4.3.1 worker, each
 with its own topics and files; the answers a user sees are compared: status codes (Kafka's 500 for
-a connector's refusal is kconnect's 400, ``docs/rest.md``), messages, offsets and records.
+a connector's refusal is kconnect's 400, ``docs/rest.md``), messages, offsets and records. The
+test connector's reads are compared once more on a distributed kconnect worker (its offsets topic).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pytest
 from kconnect_testkit.plugin_jars import fetch_connect_file
 
 from tests.integration.harness import consume_to_end
+from tests.integration.test_distributed import group_props
 from tests.java_connect import JavaConnectWorker, compile_java
 from tests.worker_process import WorkerProcess
 
@@ -61,10 +63,17 @@ def _props(bootstrap: str, folder: Path, stem: str, plugin_path: str) -> dict[st
 
 
 @pytest.fixture(scope="module")
-def workers(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[dict[str, Worker]]:
+def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Kafka's connect-file 4.3.1 and the test connector of ``offset_reader/``."""
+    return f"{fetch_connect_file('4.3.1')},{_reader_plugin(tmp_path_factory.mktemp('offset-reader'))}"
+
+
+@pytest.fixture(scope="module")
+def workers(
+    tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str, plugin_path: str
+) -> Iterator[dict[str, Worker]]:
     """A Java 4.3.1 and a kconnect standalone worker with the same ``plugin.path``, both ready."""
     folder = tmp_path_factory.mktemp("java-offsets")
-    plugin_path = f"{fetch_connect_file('4.3.1')},{_reader_plugin(folder)}"
     java = JavaConnectWorker(folder, _props(kafka_bootstrap, folder, "java", plugin_path), standalone=True)
     # Kafka's jars without connect-file: its classes come from plugin.path alone, as on kconnect.
     where = java.command.index("-cp") + 1
@@ -92,7 +101,7 @@ def _call(worker: Worker, method: str, path: str, body: Any = None) -> tuple[int
     return response.status_code, response.json() if response.content else None
 
 
-def _wait(what: str, check: Callable[[], bool], timeout: float = 120.0) -> None:
+def _wait(what: str, check: Callable[[], bool], timeout: float = 240.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
@@ -242,24 +251,27 @@ def test_file_sink_offsets_as_on_java_connect(workers: dict[str, Worker], tmp_pa
     ]
 
 
-def _read_offsets(worker: Worker, name: str) -> tuple[str, str]:
+def _read_offsets(worker: Worker, name: str) -> tuple[str, str] | None:
+    """What the test connector read, from its task config (None before it has one)."""
     code, tasks = _call(worker, "GET", f"/connectors/{name}/tasks")
-    assert code == 200 and len(tasks) == 1, tasks
+    if code != 200 or len(tasks) != 1:
+        return None
     return tasks[0]["config"]["read.in.start"], tasks[0]["config"]["read.in.task.configs"]
 
 
 def _reader_story(worker: Worker, which: str) -> list[Any]:
-    """The test connector's reads of its own offsets before and after a PATCH gives it one."""
+    """The test connector's reads of its own offsets before and after a PATCH gives it one. Only
+    the connector takes part (its task's start is not waited for)."""
     name = f"reader-{which}-{uuid.uuid4().hex[:8]}"
     _create(worker, name, {"connector.class": READER, "tasks.max": "1"})
-    _running(worker, name)
+    _wait("the first task config", lambda: _read_offsets(worker, name) is not None)
     before = _read_offsets(worker, name)
     _stop(worker, name)
     offset = {"n": 42, "f": 1.5, "s": "text", "b": True}
     patch = {"offsets": [{"partition": {"source": "offset-reading"}, "offset": offset}]}
     altered = _call(worker, "PATCH", f"/connectors/{name}/offsets", patch)
-    _resume(worker, name)
-    _wait("the new task config", lambda: _read_offsets(worker, name) != before)
+    assert _call(worker, "PUT", f"/connectors/{name}/resume")[0] == 202
+    _wait("the new task config", lambda: _read_offsets(worker, name) not in (None, before))
     story = [before, altered, _read_offsets(worker, name)]
     assert _call(worker, "DELETE", f"/connectors/{name}")[0] == 204
     return story
@@ -271,3 +283,23 @@ def test_a_java_source_connector_reads_its_own_offsets(workers: dict[str, Worker
     read = "b=true (Boolean), f=1.5 (Double), n=42 (Long), s=text (String)"
     assert stories["kconnect"][0] == ("null", "null")
     assert stories["kconnect"][2] == (read, read)
+
+
+def test_a_java_source_connector_reads_its_own_offsets_on_a_distributed_worker(
+    workers: dict[str, Worker], plugin_path: str, kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    props = {
+        **group_props(kafka_bootstrap, "java-offsets"),
+        "key.converter": STRING,
+        "value.converter": STRING,
+        "plugin.path": plugin_path,
+        "spark.master": "local[1]",
+    }
+    worker = WorkerProcess(tmp_path, props, mode="distributed", env={"KCONNECT_DISABLE_PLUGINS": "file"})
+    worker.start(timeout=300)
+    try:
+        story = _reader_story(worker, "distributed")
+    finally:
+        worker.stop()
+    # Read from the offsets topic, as Java Connect reads it in standalone mode from its file.
+    assert story == _reader_story(workers["java"], "java")
