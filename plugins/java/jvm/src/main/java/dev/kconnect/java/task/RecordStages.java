@@ -59,7 +59,8 @@ final class RecordStages<T, R extends ConnectRecord<R>> implements AutoCloseable
   /** A source task's topic creation (off for a sink). */
   final TopicCreator topicCreator;
   private final ConnectMetrics metrics;
-  private final ErrorHandlingMetrics errorMetrics;
+  /** Kafka's {@code task-error-metrics} of the task, counted by the operator and the reporters. */
+  final ErrorHandlingMetrics errorMetrics;
 
   private RecordStages(TaskSetup setup, WorkerView worker, ConnectorConfig config, TopicCreator topicCreator) {
     this.config = config;
