@@ -51,6 +51,7 @@ final class SourceLoop {
   private final Map<Map<String, ?>, Map<String, ?>> acked = new LinkedHashMap<>();
   private final Set<String> topics = new HashSet<>();
   private final AtomicReference<Exception> sendError = new AtomicReference<>();
+  private TaskMetrics taskMetrics;
 
   SourceLoop(TaskSetup setup, ControlChannel control) {
     this.setup = setup;
@@ -66,6 +67,7 @@ final class SourceLoop {
       Converter keys = stages.keyConverter;
       Converter values = stages.valueConverter;
       HeaderConverter headers = stages.headerConverter;
+      taskMetrics = TaskMetrics.source(stages.errorMetrics);
       PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("connector", setup.connectorName));
       task.initialize(new Context(pluginMetrics));
       task.start(setup.taskConfig);
@@ -85,7 +87,13 @@ final class SourceLoop {
             }
             continue;
           }
+          long polled = System.nanoTime();
           List<SourceRecord> records = task.poll();
+          if (records != null && !records.isEmpty()) {
+            // Kafka's WorkerSourceTask counts a poll that returned records (recordPollReturned).
+            taskMetrics.recordsIn(records.size());
+            taskMetrics.batch(polled, records.size());
+          }
           if (records != null) {
             for (SourceRecord record : records) {
               if (!send(producer, task, stages, record, keys, values, headers)) {
@@ -100,12 +108,14 @@ final class SourceLoop {
             commit(producer, task);
             nextFlush = System.currentTimeMillis() + setup.flushIntervalMs();
           }
+          taskMetrics.maybeReport(control);
         }
       } finally {
         task.stop();
       }
       if (!control.lost()) {
         commit(producer, task);
+        taskMetrics.finalReport(control);
       }
     }
   }
@@ -130,6 +140,7 @@ final class SourceLoop {
     ProducerRecord<byte[], byte[]> produced =
         record == null ? null : convert(stages, context, record, keys, values, headerConverter);
     if (produced == null || context.failed()) {
+      taskMetrics.recordDropped();
       task.commitRecord(polled, null);
       return true;
     }
@@ -147,6 +158,9 @@ final class SourceLoop {
           return;
         }
         stages.operator.executeFailed(context, Stage.KAFKA_PRODUCE, SourceLoop.class, error);
+        taskMetrics.recordDropped();
+      } else {
+        taskMetrics.recordsOut(1);
       }
       synchronized (acked) {
         if (polled.sourcePartition() != null) {
@@ -213,6 +227,17 @@ final class SourceLoop {
 
   /** Flushes the producer, stores the acknowledged offsets through the worker, then task.commit(). */
   private void commit(KafkaProducer<byte[], byte[]> producer, SourceTask task) throws Exception {
+    long started = System.nanoTime();
+    try {
+      flushAndCommit(producer, task);
+    } catch (Exception error) {
+      taskMetrics.commit(started, false);
+      throw error;
+    }
+    taskMetrics.commit(started, true);
+  }
+
+  private void flushAndCommit(KafkaProducer<byte[], byte[]> producer, SourceTask task) throws Exception {
     producer.flush();
     if (sendError.get() != null) {
       throw sendError.get();
