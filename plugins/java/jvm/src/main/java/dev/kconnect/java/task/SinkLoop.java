@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -52,6 +53,7 @@ final class SinkLoop {
   private KafkaConsumer<byte[], byte[]> consumer;
   private SinkTask task;
   private WorkerErrantRecordReporter errantRecords;
+  private TaskMetrics taskMetrics;
 
   SinkLoop(TaskSetup setup, ControlChannel control) {
     this.setup = setup;
@@ -70,6 +72,7 @@ final class SinkLoop {
         errantRecords = new WorkerErrantRecordReporter(stages.operator, keys, values, headers);
       }
       consumer = new KafkaConsumer<>(setup.consumerConfig());
+      taskMetrics = TaskMetrics.sink(stages.errorMetrics, () -> consumer.assignment().size());
       PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("connector", setup.connectorName));
       task.initialize(new Context(pluginMetrics));
       task.start(setup.taskConfig);
@@ -93,23 +96,34 @@ final class SinkLoop {
             continue;
           }
           List<SinkRecord> batch = new ArrayList<>();
-          for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+          ConsumerRecords<byte[], byte[]> read = consumer.poll(Duration.ofMillis(500));
+          taskMetrics.recordsIn(read.count());
+          for (ConsumerRecord<byte[], byte[]> record : read) {
             SinkRecord converted = convert(stages, record, keys, values, headers);
             if (converted != null) {
               batch.add(converted);
+            } else {
+              taskMetrics.recordDropped();
             }
             consumed.put(
                 new TopicPartition(record.topic(), record.partition()),
                 new OffsetAndMetadata(record.offset() + 1));
           }
+          long putStarted = System.nanoTime();
           task.put(batch);
+          if (!read.isEmpty()) {
+            taskMetrics.recordsOut(batch.size());
+            taskMetrics.batch(putStarted, batch.size());
+          }
           if (System.currentTimeMillis() >= nextCommit) {
             commit();
             nextCommit = System.currentTimeMillis() + setup.flushIntervalMs();
           }
+          taskMetrics.maybeReport(control);
         }
         if (!control.lost()) {
           commit();
+          taskMetrics.finalReport(control);
         }
         task.close(new ArrayList<>(consumer.assignment()));
       } finally {
@@ -185,7 +199,14 @@ final class SinkLoop {
     }
     Map<TopicPartition, OffsetAndMetadata> allowed = task.preCommit(new HashMap<>(consumed));
     if (allowed != null && !allowed.isEmpty()) {
-      consumer.commitSync(allowed);
+      long started = System.nanoTime();
+      try {
+        consumer.commitSync(allowed);
+      } catch (RuntimeException error) {
+        taskMetrics.commit(started, false);
+        throw error;
+      }
+      taskMetrics.commit(started, true);
     }
   }
 
