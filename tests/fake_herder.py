@@ -337,7 +337,7 @@ class FakeHerder:
         kinds = (PluginType.SINK, PluginType.SOURCE)
         return [p for p in PLUGINS if not connectors_only or p.type in kinds]
 
-    def plugin_config(self, plugin: str) -> list[Any]:
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[Any]:
         if not any(plugin in (p.class_name, *p.aliases) for p in PLUGINS):
             raise NotFoundError(f"Unknown plugin {plugin}.")
         return [

@@ -21,7 +21,7 @@ from kconnect.connector import SinkConnector, SourceConnector
 from kconnect.errors import PluginError
 from kconnect.executor import Executor
 from kconnect.plugin_registry import PluginDesc, PluginRegistry, PluginType, python_path_of, shown_class_name
-from kconnect.plugin_versions import PluginVersionError, version_key, version_requirement
+from kconnect.plugin_versions import PluginVersionError, VersionRange, version_key, version_requirement
 from kconnect.task import Task
 from kconnect.worker_config import WorkerConfig
 
@@ -231,16 +231,21 @@ class PluginHost:
         return known
 
     def _connector(self, name: str, wanted: str) -> PluginDesc:
-        plugin = self.find(name, *_CONNECTOR_TYPES)
         try:
             requirement = version_requirement(wanted)
         except ValueError:
-            return plugin
+            return self.find(name, *_CONNECTOR_TYPES)
+        return self.versioned(name, requirement, *_CONNECTOR_TYPES)
+
+    def versioned(self, name: str, requirement: VersionRange | None, *types: PluginType) -> PluginDesc:
+        """The plugin of one of `types` answering to `name` (see `find`), or with `requirement` the
+        newest of that class in the range (see `connector`); PluginVersionError when none is."""
+        plugin = self.find(name, *types)
         if requirement is None:
             return plugin
         versions = [
             other
-            for other in self.plugins(*_CONNECTOR_TYPES)
+            for other in self.plugins(*types)
             if other.class_name == plugin.class_name or name in other.names()
         ]
         newest = requirement.newest(other.version for other in versions)

@@ -165,8 +165,9 @@ class Herder(Protocol):
         the other kinds when `connectors_only` is False."""
         ...
 
-    def plugin_config(self, plugin: str) -> list[Any]:
-        """The plugin's config keys (ConfigKeyInfo), then the framework's for connectors (KIP-769)."""
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[Any]:
+        """The plugin's config keys (ConfigKeyInfo), then the framework's for connectors (KIP-769);
+        those of the newest installed `version` in a KIP-891 version or range, when given."""
         ...
 
     def cluster_view(self) -> ClusterView:

@@ -333,9 +333,9 @@ class HerderFrontDoor:
         """Installed plugins, sinks then sources then the other kinds."""
         return list(self._validator.plugins(connectors_only))
 
-    def plugin_config(self, plugin: str) -> list[Any]:
-        """The plugin's config keys, then the framework's for connectors."""
-        return list(self._validator.plugin_config(plugin))
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[Any]:
+        """The plugin's (`version`'s) config keys, then the framework's for connectors."""
+        return list(self._validator.plugin_config(plugin, version))
 
 
 def merged(config: Mapping[str, str], patch: Mapping[str, str | None]) -> dict[str, str]:

@@ -62,7 +62,7 @@ from kconnect.herder.source_validation import source_key_errors
 from kconnect.herder.source_validation import with_errors as with_key_errors
 from kconnect.model import ConnectorType
 from kconnect.plugin_host import PluginDesc, PluginHost, PluginType
-from kconnect.plugin_versions import PluginVersionError, version_key
+from kconnect.plugin_versions import PluginVersionError, version_key, version_requirement
 from kconnect.worker_config import WorkerConfig, topic_creation_enabled
 
 log = logging.getLogger(__name__)
@@ -157,9 +157,9 @@ class ConnectorValidator:
         self._override_policy = override_policy(self._worker_props)
         self._topic_creation = topic_creation_enabled(worker_props or {})
         self._exactly_once = exactly_once
-        #: `plugin_config` by plugin name: installed plugins and their ConfigDefs do not change while
-        #: the worker runs, and REST asks for every connector of a listing (its PASSWORD keys).
-        self._plugin_configs: dict[str, tuple[ConfigKeyInfo, ...]] = {}
+        #: `plugin_config` by plugin name and version: installed plugins and their ConfigDefs do not
+        #: change while the worker runs, and REST asks for every connector of a listing (its PASSWORD keys).
+        self._plugin_configs: dict[tuple[str, str], tuple[ConfigKeyInfo, ...]] = {}
 
     @classmethod
     def for_worker(
@@ -326,16 +326,26 @@ class ConnectorValidator:
             ]
         return [p for kind in kinds for p in sorted(self._plugins.plugins(kind), key=_listing_order)]
 
-    def plugin_config(self, plugin_name: str) -> list[ConfigKeyInfo]:
-        """The plugin's config keys, then the framework's connector keys (KIP-769); PluginError if unknown."""
-        known = self._plugin_configs.get(plugin_name)
+    def plugin_config(self, plugin_name: str, version: str | None = None) -> list[ConfigKeyInfo]:
+        """The plugin's config keys, then the framework's connector keys (KIP-769); PluginError if unknown.
+
+        With `version` (KIP-891: a version, exactly it, or a Maven range) those of the newest installed
+        version in it: PluginVersionError with Kafka's text when none is, BadRequestError with
+        Kafka's text when Maven cannot parse it.
+        """
+        key = (plugin_name, (version or "").strip())
+        known = self._plugin_configs.get(key)
         if known is None:
-            known = self._plugin_configs[plugin_name] = tuple(self._plugin_config(plugin_name))
+            known = self._plugin_configs[key] = tuple(self._plugin_config(plugin_name, version))
         return list(known)
 
-    def _plugin_config(self, plugin_name: str) -> list[ConfigKeyInfo]:
+    def _plugin_config(self, plugin_name: str, version: str | None) -> list[ConfigKeyInfo]:
         kinds = [t for t in PluginType if t is not PluginType.REST_EXTENSION]
-        plugin = self._plugins.find(plugin_name, *kinds)
+        try:
+            requirement = version_requirement(version)
+        except ValueError as invalid:
+            raise BadRequestError(f"Invalid version specification: {version}") from invalid
+        plugin = self._plugins.versioned(plugin_name, requirement, *kinds)
         if plugin.type is PluginType.CONFIG_PROVIDER:
             raise BadRequestError(
                 f"Invalid plugin class {plugin_name}. Valid types are sink, source, converter, "
@@ -347,6 +357,8 @@ class ConnectorValidator:
             framework = sink_connector_config_def()
         elif plugin.type is PluginType.SOURCE:
             framework = source_connector_config_def()
-        if framework is not None:  # the plugin's version as default, as validate shows it
-            framework = with_connector_version(framework, _defined(plugin.version))
+        if framework is not None:  # the newest version as default, as validate shows it (and Kafka
+            # shows it whichever version was asked for)
+            newest = self._plugins.find(plugin_name, *kinds)
+            framework = with_connector_version(framework, _defined(newest.version))
         return connector_plugin_config(own_def, framework)

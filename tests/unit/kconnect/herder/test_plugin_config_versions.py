@@ -1,5 +1,6 @@
 """`GET /connector-plugins/{plugin}/config` shows a connector's `version()` as the default of
-``connector.plugin.version``, as validate does and as Kafka's enrichedConfigDef does."""
+``connector.plugin.version``, as validate does and as Kafka's enrichedConfigDef does; with
+``?version=`` (KIP-891) the keys of the newest installed version in it, Kafka's errors otherwise."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from kconnect import hookimpl
 from kconnect.errors import BadRequestError
 from kconnect.herder.validation import ConnectorValidator
 from kconnect.plugin_host import PluginHost, PluginRegistry
+from kconnect.plugin_versions import PluginVersionError
 
 from tests.connectors import IdleSource, VersionedSource
 
@@ -29,8 +31,8 @@ def validator() -> ConnectorValidator:
     return ConnectorValidator(PluginHost.load(extra_plugins=[_Plugin()]), {})
 
 
-def _plugin_config_default(validator: ConnectorValidator, plugin: str) -> Any:
-    keys = {key.name: key for key in validator.plugin_config(plugin)}
+def _plugin_config_default(validator: ConnectorValidator, plugin: str, version: str | None = None) -> Any:
+    keys = {key.name: key for key in validator.plugin_config(plugin, version)}
     return keys[VERSION_KEY].default_value
 
 
@@ -89,3 +91,15 @@ def test_a_range_no_version_is_in_is_kafkas_error_on_the_class_and_the_version(
     assert "offsets.storage.topic" not in configs and "exactly.once.support" not in configs
     with pytest.raises(BadRequestError, match="2 error"):
         asyncio.run(validator.check(config))
+
+
+def test_the_plugin_config_of_a_version_or_range(validator: ConnectorValidator) -> None:
+    for wanted in ("2.5.0", "[2.0,3.0)", "latest", None):
+        assert _plugin_config_default(validator, "VersionedSource", wanted) == "2.5.0"
+    with pytest.raises(PluginVersionError) as missing:
+        validator.plugin_config("VersionedSource", "[3.0,4.0)")
+    assert str(missing.value).endswith(
+        "not found that matches the version range [3.0,4.0), available versions: [2.5.0]"
+    )
+    with pytest.raises(BadRequestError, match=r"^Invalid version specification: \[3\.0$"):
+        validator.plugin_config("VersionedSource", "[3.0")
