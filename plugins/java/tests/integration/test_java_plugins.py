@@ -164,6 +164,37 @@ def test_two_versions_listed_and_the_newest_described(
     assert _documented_form(mine_keys, framework) == _documented_form(theirs_keys, framework)
 
 
+@pytest.mark.parametrize("version", ["1.0", "[1.0,2.0)", "2.0", "latest"])
+def test_the_config_of_a_version_as_java(
+    workers: tuple[JavaConnectWorker, WorkerProcess], version: str
+) -> None:
+    java, ours = workers
+    framework = {*sink_connector_config_def().config_keys}
+    path = f"/connector-plugins/VersionedSinkConnector/config?version={version}"
+    mine, theirs = _get(ours, path), _get(java, path)
+    assert _documented_form(mine, framework) == _documented_form(theirs, framework)
+    own = [k["name"] for k in mine if k["name"] not in framework]
+    assert own == (["shared.key"] if version in ("1.0", "[1.0,2.0)") else ["shared.key", "since.two"])
+
+
+@pytest.mark.parametrize(
+    ("plugin", "version"),
+    [
+        ("VersionedSinkConnector", "3.0"),
+        ("VersionedSinkConnector", "[3.0,)"),
+        ("VersionedSinkConnector", "[1.0"),
+    ],
+)
+def test_a_version_not_installed_is_answered_as_java_answers(
+    workers: tuple[JavaConnectWorker, WorkerProcess], plugin: str, version: str
+) -> None:
+    java, ours = workers
+    path = f"/connector-plugins/{plugin}/config?version={version}"
+    mine, theirs = ours.request("GET", path), java.request("GET", path)
+    assert (mine.status_code, mine.json()) == (theirs.status_code, theirs.json())
+    assert mine.status_code == 400
+
+
 JAVA_TRANSFORMATION = {"transforms": "noop", "transforms.noop.type": "kconnect.test.NoopTransformation"}
 
 

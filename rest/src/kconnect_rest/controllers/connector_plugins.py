@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
-from kconnect.errors import NotFoundError, PluginError
+from kconnect.errors import BadRequestError, NotFoundError, PluginError
+from kconnect.plugin_versions import PluginVersionError
 from litestar import Controller, get, put
 from litestar.params import Body, PathParameter, QueryParameter
 
@@ -47,12 +48,18 @@ class ConnectorPluginsController(Controller):
         herder: HerderDep,
         plugin: PluginName,
         version: Annotated[
-            str | None, QueryParameter(name="version", description="Accepted, not used")
+            str | None,
+            QueryParameter(
+                name="version", description="A version or Maven range (KIP-891); the newest by default"
+            ),
         ] = None,
     ) -> list[wire.ConfigKeyInfo]:
-        """The plugin's own keys, then the framework's for connectors."""
+        """The plugin's own keys (of the newest version in `version`), then the framework's for
+        connectors; 400 with Kafka's text when no installed version is in it."""
         try:
-            keys = herder.plugin_config(plugin)
+            keys = herder.plugin_config(plugin, version)
+        except PluginVersionError as missing:
+            raise BadRequestError(str(missing)) from None
         except PluginError:
             raise NotFoundError(f"Unknown plugin {plugin}.") from None
         return [wire.config_key_info(key) for key in keys]
