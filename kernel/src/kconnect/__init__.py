@@ -22,7 +22,13 @@ pointing at a module with hook implementations (see `kconnect.hookspecs`)::
 
 from kconnect.cluster import ClusterState
 from kconnect.config import ConfigDef
-from kconnect.connector import Connector, ConnectorContext, SinkConnector, SourceConnector
+from kconnect.connector import (
+    Connector,
+    ConnectorContext,
+    SinkConnector,
+    SourceConnector,
+    SourceConnectorContext,
+)
 from kconnect.connector_utils import group_partitions
 from kconnect.converter import Converter, HeaderConverter
 from kconnect.data.schema import Schema, SchemaAndValue, SchemaBuilder
@@ -67,6 +73,7 @@ __all__ = [
     "SinkTask",
     "SinkTaskContext",
     "SourceConnector",
+    "SourceConnectorContext",
     "SourceRecord",
     "SourceTask",
     "SourceTaskContext",
