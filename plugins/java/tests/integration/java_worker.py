@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -12,9 +12,14 @@ from tests.worker_process import WorkerProcess
 
 @contextmanager
 def java_worker(
-    folder: Path, bootstrap: str, plugin_path: str, converter: str, spark_master: str = "local[3]"
+    folder: Path,
+    bootstrap: str,
+    plugin_path: str,
+    converter: str,
+    spark_master: str = "local[3]",
+    extra: Mapping[str, str] | None = None,
 ) -> Iterator[WorkerProcess]:
-    """A started standalone worker in `folder` on `bootstrap`, stopped when the block ends."""
+    """A started standalone worker in `folder` on `bootstrap` plus `extra` properties, stopped at the end."""
     props = {
         "bootstrap.servers": bootstrap,
         "offset.storage.file.filename": str(folder / "offsets"),
@@ -23,6 +28,7 @@ def java_worker(
         "value.converter": converter,
         "plugin.path": plugin_path,
         "spark.master": spark_master,
+        **(extra or {}),
     }
     ours = WorkerProcess(folder, props)
     ours.start(timeout=300)  # the first start builds the Java part with Maven
