@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The task side of kconnect's control channel (kconnect_spark.channel: one JSON object per line),
  * spoken by a Java task as the Python task loops speak it: {@code hello}, then the worker's {@code
- * target}; reports ({@code running}, {@code paused}, {@code failed}, {@code stopped}, {@code topic});
+ * target}; reports ({@code running}, {@code paused}, {@code failed}, {@code stopped}, {@code topic},
+ * {@code metrics} ({@link TaskMetrics}));
  * requests answered by {@code reply} or {@code error} ({@code commit}, {@code read_offsets}). A reader
  * thread applies target changes; a broken channel sets the target to STOPPED, as in Python.
  */
