@@ -2,7 +2,8 @@
 kconnect and report Kafka Connect's task metrics over the control channel as Python tasks do; the
 worker's metrics REST extension serves them (``GET /metrics``, as the metrics plugin's tests read
 Python tasks'): every line polled and written by the source, read and put by the sink, and Kafka's own
-``task-error-metrics`` (ErrorHandlingMetrics) at zero.
+``task-error-metrics`` (ErrorHandlingMetrics), at zero, then counting a sink's records its converter
+fails on with ``errors.tolerance=all``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ STRING = "org.apache.kafka.connect.storage.StringConverter"
 #: Kafka's Java classes rather than the Python FileStream plugin's, which share their names.
 JAVA = {"connector.plugin.version": "4.3.1"}
 LINES = 300
+#: A task's labels in ``GET /metrics``: its connector and its number.
+Labels = tuple[tuple[str, str], tuple[str, str]]
 
 
 @pytest.fixture(scope="module")
@@ -39,20 +42,35 @@ def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> It
         yield ours
 
 
-def test_java_tasks_report_kafkas_task_metrics(worker: WorkerProcess, tmp_path: Path) -> None:
+def _pipeline(
+    worker: WorkerProcess, folder: Path, sink_config: dict[str, str] | None = None
+) -> tuple[Labels, Labels, Path]:
+    """LINES lines through a Java FileStreamSource and FileStreamSink; their tasks' labels, the sink file."""
     stem = uuid.uuid4().hex[:8]
     source, sink, topic = f"src-{stem}", f"sink-{stem}", f"java-metrics-{stem}"
-    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    source_file, sink_file = folder / "in.txt", folder / "out.txt"
     source_file.write_text("".join(f"metrics line {i}\n" for i in range(LINES)), encoding="utf-8")
     for name, config in (
         (source, {"connector.class": SOURCE, "file": str(source_file), "topic": topic, **JAVA}),
-        (sink, {"connector.class": SINK, "file": str(sink_file), "topics": topic, **JAVA}),
+        (
+            sink,
+            {"connector.class": SINK, "file": str(sink_file), "topics": topic, **JAVA, **(sink_config or {})},
+        ),
     ):
         response = worker.request("PUT", f"/connectors/{name}/config", {"name": name, **config})
         assert response.status_code in (200, 201), response.text
     for name in (source, sink):
         worker.wait_for_state(name, "RUNNING", tasks=1, fail_fast=True)
-    src, snk = (("connector", source), ("task", "0")), (("connector", sink), ("task", "0"))
+    return (("connector", source), ("task", "0")), (("connector", sink), ("task", "0")), sink_file
+
+
+def _delete(worker: WorkerProcess, *tasks: Labels) -> None:
+    for (_, name), _task in tasks:
+        assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
+
+
+def test_java_tasks_report_kafkas_task_metrics(worker: WorkerProcess, tmp_path: Path) -> None:
+    src, snk, sink_file = _pipeline(worker, tmp_path)
 
     def counted() -> bool:
         samples = _samples(worker)
@@ -82,5 +100,31 @@ def test_java_tasks_report_kafkas_task_metrics(worker: WorkerProcess, tmp_path: 
         )
 
     wait_until("the Java tasks' offset commits to be counted", committed, worker, timeout=30)
-    for name in (source, sink):
-        assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
+    _delete(worker, src, snk)
+
+
+def test_kafkas_error_metrics_count_a_java_sinks_skipped_records(
+    worker: WorkerProcess, tmp_path: Path
+) -> None:
+    # The lines are no JSON: Kafka's JsonConverter fails on each, errors.tolerance=all skips it.
+    tolerant = {"value.converter": "org.apache.kafka.connect.json.JsonConverter", "errors.tolerance": "all"}
+    src, snk, sink_file = _pipeline(worker, tmp_path, tolerant)
+
+    def skipped() -> bool:
+        samples = _samples(worker)
+        return (
+            samples.get(("kafka_connect_sink_task_metrics_sink_record_read_total", snk)) == LINES
+            and samples.get(("kafka_connect_task_error_metrics_total_records_skipped", snk)) == LINES
+        )
+
+    wait_until(
+        f"the Java sink's error metrics to count {LINES} skipped records", skipped, worker, timeout=120
+    )
+    samples = _samples(worker)
+    assert samples[("kafka_connect_task_error_metrics_total_record_failures", snk)] == LINES
+    assert samples[("kafka_connect_task_error_metrics_last_error_timestamp", snk)] > 0
+    assert samples[("kafka_connect_sink_task_metrics_sink_record_send_total", snk)] == 0
+    assert samples[("kafka_connect_sink_task_metrics_sink_record_active_count", snk)] == 0
+    assert samples[("kafka_connect_task_error_metrics_total_record_errors", src)] == 0
+    assert not sink_file.exists() or sink_file.read_text(encoding="utf-8") == ""
+    _delete(worker, src, snk)
