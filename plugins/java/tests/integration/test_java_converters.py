@@ -5,8 +5,9 @@ choosing among the installed versions as Kafka's ``Plugins.newConverter`` does (
 ``converter/TaggingConverter.java`` is built as 1.0 and as 2.0 into two plugin folders beside
 Kafka's ``connect-file`` 4.3.1; it writes ``<version>|<tag>|<value>``, so the bytes on the wire
 show which version ran with which prefixed keys. A Java FileStreamSource writes values with 1.0
-(asked for) and headers with 2.0 (the newest); a Java FileStreamSink reads with 2.0. A Python
-connector naming the Java converter is refused with a 400.
+(asked for) and headers with 2.0 (the newest); a Java FileStreamSink reads with 2.0; a version not
+installed fails the task with Kafka's error. A Python connector naming the Java converter is
+refused with a 400.
 """
 
 from __future__ import annotations
@@ -146,3 +147,23 @@ def test_a_python_connector_naming_a_java_converter_is_refused(worker: WorkerPro
         in message
     )
     assert worker.get("/connectors").json() == []
+
+
+def test_a_converter_version_not_installed_fails_the_java_task_with_kafkas_error(
+    worker: WorkerProcess, tmp_path: Path
+) -> None:
+    name = f"conv-missing-{uuid.uuid4().hex[:8]}"
+    (tmp_path / "in.txt").write_text("a line\n", encoding="utf-8")
+    config = {
+        "connector.class": SOURCE,
+        "file": str(tmp_path / "in.txt"),
+        "topic": f"never-{name}",
+        "value.converter": TAGGING,
+        "value.converter.plugin.version": "[3.0,)",  # validate checks the syntax only
+        **JAVA,
+    }
+    _create(worker, name, config)
+    worker.wait_for("the task to fail", lambda: worker.status(name)["tasks"][0]["state"] == "FAILED")
+    trace = worker.status(name)["tasks"][0]["trace"]
+    assert f"Plugin {TAGGING} not found that matches the version range [3.0,)" in trace
+    assert worker.request("DELETE", f"/connectors/{name}").status_code == 204
