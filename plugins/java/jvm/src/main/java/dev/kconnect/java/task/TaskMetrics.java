@@ -15,13 +15,16 @@ import org.apache.kafka.connect.runtime.errors.ErrorHandlingMetrics;
  * sink-task-metrics}, and {@code task-error-metrics} read from Kafka's own {@link
  * ErrorHandlingMetrics}, which the task's {@code RetryWithToleranceOperator} and reporters count. The
  * loop counts on its own thread (a source's acknowledgements on the producer's) and calls {@link
- * #maybeReport} each turn and {@link #finalReport} at its end; the worker keeps the last snapshot.
+ * #maybeReport} each turn; {@link #close} reports a last time however the task ends, so the loop
+ * declares it as a resource after its {@link RecordStages}, which close after it with Kafka's error
+ * metrics. The worker keeps the last snapshot.
  */
-final class TaskMetrics {
+final class TaskMetrics implements AutoCloseable {
   /** How often a running loop sends its metrics (kconnect.runtime.task_metrics.REPORT_INTERVAL_S). */
   static final long REPORT_INTERVAL_MS = 1000;
 
   private final boolean source;
+  private final ControlChannel control;
   private final ErrorHandlingMetrics errors;
   private final IntSupplier partitions;
   private final Timing batches = new Timing();
@@ -37,20 +40,21 @@ final class TaskMetrics {
   private long commitFailures;
   private long nextReport;
 
-  private TaskMetrics(boolean source, ErrorHandlingMetrics errors, IntSupplier partitions) {
+  private TaskMetrics(boolean source, ControlChannel control, ErrorHandlingMetrics errors, IntSupplier partitions) {
     this.source = source;
+    this.control = control;
     this.errors = errors;
     this.partitions = partitions;
   }
 
-  /** A source task's metrics. */
-  static TaskMetrics source(ErrorHandlingMetrics errors) {
-    return new TaskMetrics(true, errors, () -> 0);
+  /** A source task's metrics, reported over {@code control}. */
+  static TaskMetrics source(ControlChannel control, ErrorHandlingMetrics errors) {
+    return new TaskMetrics(true, control, errors, () -> 0);
   }
 
-  /** A sink task's metrics; {@code partitions} counts the partitions assigned to it now. */
-  static TaskMetrics sink(ErrorHandlingMetrics errors, IntSupplier partitions) {
-    return new TaskMetrics(false, errors, partitions);
+  /** A sink task's metrics, reported over {@code control}; {@code partitions} counts its partitions now. */
+  static TaskMetrics sink(ControlChannel control, ErrorHandlingMetrics errors, IntSupplier partitions) {
+    return new TaskMetrics(false, control, errors, partitions);
   }
 
   /** {@code count} records polled from the task (source) or read from Kafka (sink). */
@@ -84,7 +88,7 @@ final class TaskMetrics {
   }
 
   /** Sends a snapshot when {@link #REPORT_INTERVAL_MS} has passed since the last one. */
-  void maybeReport(ControlChannel control) throws java.io.IOException {
+  void maybeReport() throws java.io.IOException {
     long now = System.currentTimeMillis();
     if (now >= nextReport) {
       nextReport = now + REPORT_INTERVAL_MS;
@@ -93,7 +97,8 @@ final class TaskMetrics {
   }
 
   /** Sends the last figures; a worker that cannot be told any more is no reason to fail. */
-  void finalReport(ControlChannel control) {
+  @Override
+  public void close() {
     try {
       control.send(message());
     } catch (java.io.IOException ignored) {
