@@ -63,11 +63,12 @@ final class SourceLoop {
     SourceTask task = setup.instance(setup.taskConfig.get("task.class"), SourceTask.class);
     try (Metrics metrics = new Metrics();
         RecordStages<SourceRecord, SourceRecord> stages = RecordStages.source(setup);
+        // Closed (its last report) before the stages close Kafka's error metrics it reads.
+        TaskMetrics reporting = taskMetrics = TaskMetrics.source(control, stages.errorMetrics);
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(setup.producerConfig())) {
       Converter keys = stages.keyConverter;
       Converter values = stages.valueConverter;
       HeaderConverter headers = stages.headerConverter;
-      taskMetrics = TaskMetrics.source(stages.errorMetrics);
       PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("connector", setup.connectorName));
       task.initialize(new Context(pluginMetrics));
       task.start(setup.taskConfig);
@@ -108,14 +109,13 @@ final class SourceLoop {
             commit(producer, task);
             nextFlush = System.currentTimeMillis() + setup.flushIntervalMs();
           }
-          taskMetrics.maybeReport(control);
+          taskMetrics.maybeReport();
         }
       } finally {
         task.stop();
       }
       if (!control.lost()) {
         commit(producer, task);
-        taskMetrics.finalReport(control);
       }
     }
   }
