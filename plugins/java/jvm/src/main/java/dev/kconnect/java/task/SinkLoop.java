@@ -50,6 +50,8 @@ final class SinkLoop {
   private final ControlChannel control;
   private final Map<TopicPartition, OffsetAndMetadata> consumed = new HashMap<>();
   private final Set<String> topics = new HashSet<>();
+  /** The partitions assigned to the task, as its listener saw them (the consumer may be closed). */
+  private final Set<TopicPartition> assigned = new HashSet<>();
   private KafkaConsumer<byte[], byte[]> consumer;
   private SinkTask task;
   private WorkerErrantRecordReporter errantRecords;
@@ -64,7 +66,9 @@ final class SinkLoop {
   void run() throws Exception {
     task = setup.instance(setup.taskConfig.get("task.class"), SinkTask.class);
     try (Metrics metrics = new Metrics();
-        RecordStages<ConsumerRecord<byte[], byte[]>, SinkRecord> stages = RecordStages.sink(setup)) {
+        RecordStages<ConsumerRecord<byte[], byte[]>, SinkRecord> stages = RecordStages.sink(setup);
+        // Closed (its last report) before the stages close Kafka's error metrics it reads.
+        TaskMetrics reporting = taskMetrics = TaskMetrics.sink(control, stages.errorMetrics, assigned::size)) {
       Converter keys = stages.keyConverter;
       Converter values = stages.valueConverter;
       HeaderConverter headers = stages.headerConverter;
@@ -72,7 +76,6 @@ final class SinkLoop {
         errantRecords = new WorkerErrantRecordReporter(stages.operator, keys, values, headers);
       }
       consumer = new KafkaConsumer<>(setup.consumerConfig());
-      taskMetrics = TaskMetrics.sink(stages.errorMetrics, () -> consumer.assignment().size());
       PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("connector", setup.connectorName));
       task.initialize(new Context(pluginMetrics));
       task.start(setup.taskConfig);
@@ -119,11 +122,10 @@ final class SinkLoop {
             commit();
             nextCommit = System.currentTimeMillis() + setup.flushIntervalMs();
           }
-          taskMetrics.maybeReport(control);
+          taskMetrics.maybeReport();
         }
         if (!control.lost()) {
           commit();
-          taskMetrics.finalReport(control);
         }
         task.close(new ArrayList<>(consumer.assignment()));
       } finally {
@@ -218,6 +220,7 @@ final class SinkLoop {
   private final class Listener implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      assigned.addAll(partitions);
       task.open(partitions);
     }
 
@@ -226,6 +229,7 @@ final class SinkLoop {
       commit();
       task.close(partitions);
       partitions.forEach(consumed::remove);
+      assigned.removeAll(partitions);
     }
   }
 
