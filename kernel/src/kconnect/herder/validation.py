@@ -157,9 +157,10 @@ class ConnectorValidator:
         self._override_policy = override_policy(self._worker_props)
         self._topic_creation = topic_creation_enabled(worker_props or {})
         self._exactly_once = exactly_once
-        #: `plugin_config` by plugin name and version: installed plugins and their ConfigDefs do not
-        #: change while the worker runs, and REST asks for every connector of a listing (its PASSWORD keys).
-        self._plugin_configs: dict[tuple[str, str], tuple[ConfigKeyInfo, ...]] = {}
+        #: `plugin_config` by plugin name (newest version): installed plugins and their ConfigDefs do
+        #: not change while the worker runs, and REST asks for every connector of a listing (its
+        #: PASSWORD keys).
+        self._plugin_configs: dict[str, tuple[ConfigKeyInfo, ...]] = {}
 
     @classmethod
     def for_worker(
@@ -333,10 +334,12 @@ class ConnectorValidator:
         version in it: PluginVersionError with Kafka's text when none is, BadRequestError with
         Kafka's text when Maven cannot parse it.
         """
-        key = (plugin_name, (version or "").strip())
-        known = self._plugin_configs.get(key)
+        if (version or "").strip():
+            # Not cached: the versions and ranges a client may ask for are unbounded.
+            return self._plugin_config(plugin_name, version)
+        known = self._plugin_configs.get(plugin_name)
         if known is None:
-            known = self._plugin_configs[key] = tuple(self._plugin_config(plugin_name, version))
+            known = self._plugin_configs[plugin_name] = tuple(self._plugin_config(plugin_name, None))
         return list(known)
 
     def _plugin_config(self, plugin_name: str, version: str | None) -> list[ConfigKeyInfo]:
