@@ -6,7 +6,7 @@
 Scenarios (each module's docstring says exactly what it does):
 
 1. `throughput`: file -> Kafka -> file, 1,000,000 lines, JsonConverter schemas off/on, StringConverter.
-2. `parallel`: 1, 2 and 4 source connectors into as many partitions, a sink with as many tasks.
+2. `parallel`: 1, 2, 4 and 8 source connectors into as many partitions, a sink with as many tasks.
 3. `latency`: 1,000 lines/s appended for 60 s; append -> sink p50, p99, max.
 4. `control_plane`: REST requests/s and p99 with 50 concurrent clients (wrk); start-up times.
 5. `footprint`: resident memory with 1 and 100 connectors, and the time to create the 100.

@@ -36,7 +36,7 @@ from engines import (
     watch_sink,
     write_lines,
 )
-from report import summarize
+from report import bar_chart, summarize, table
 
 LINES = 1_000_000
 PARALLEL_LINES_PER_TASK = 500_000
@@ -137,6 +137,9 @@ def main() -> int:
     parser.add_argument("--scenario", choices=("throughput", "parallel", "both"), default="both")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--lines", type=int, default=LINES)
+    parser.add_argument(
+        "--out", type=Path, help="a folder for each scenario's <scenario>.{json,md,png} (run_all.py's tables)"
+    )
     args = parser.parse_args()
     results = {}
     with KafkaBroker(heap="1g") as broker:
@@ -145,7 +148,21 @@ def main() -> int:
         if args.scenario in ("parallel", "both"):
             results["parallel"] = summarize(run_parallel(broker, args.rounds, print, args.lines // 2))
     print(json.dumps(results, indent=2))
+    if args.out is not None:
+        _write(results, args.out)
     return 0
+
+
+def _write(results: dict[str, Any], folder: Path) -> None:
+    """Each scenario's summary as JSON, run_all.py's Markdown table and its chart."""
+    from run_all import SCENARIOS
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for scenario, summary in results.items():
+        _, figures, panels, title = SCENARIOS[scenario]
+        (folder / f"{scenario}.json").write_text(json.dumps(summary, indent=2) + "\n")
+        (folder / f"{scenario}.md").write_text(f"### {title}\n\n" + table(summary, figures))
+        bar_chart(summary, panels, title, folder / f"{scenario}.png")
 
 
 if __name__ == "__main__":
