@@ -145,7 +145,8 @@ async def test_offset_flush_records_commits_once_that_many_records_were_acknowle
     loop = make_loop(control, producer, polls, stop_when_done=False, worker=worker)
     run = asyncio.create_task(loop.run())
     await wait_until(lambda: loop.task.polls == 5 and not loop.submitted.pending)  # type: ignore[attr-defined]
-    await wait_until(lambda: len(control.committed) == 2)
+    # The task's commit() runs in a thread after the offsets are stored: wait for both.
+    await wait_until(lambda: len(control.committed) == 2 and loop.task.commits == 2)  # type: ignore[attr-defined]
     assert not run.done()
     # A commit starts once 10 records were acknowledged since the last one and stores what is
     # acknowledged when it runs: 25 records, 5 a poll, give two commits at least 10 positions apart.
