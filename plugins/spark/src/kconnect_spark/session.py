@@ -23,6 +23,10 @@ log = logging.getLogger(__name__)
 #: Task slots of the embedded Spark. Connector tasks are long-running Spark tasks, so the slot
 #: count bounds how many tasks can run at once; Spark's ``local[*]`` (one per core) is too few.
 DEFAULT_LOCAL_SLOTS = 32
+#: The driver JVM's default options when no Java connector can run in it: the quick compiler only.
+QUICK_COMPILER = "-XX:TieredStopAtLevel=1"
+#: Kafka's worker key naming Java plugin folders (kconnect-java runs their tasks on Spark's JVMs).
+PLUGIN_PATH = "plugin.path"
 
 
 def spark_conf(worker_props: Mapping[str, str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -44,10 +48,13 @@ def spark_conf(worker_props: Mapping[str, str], environ: Mapping[str, str] | Non
         "spark.python.worker.reuse": "true",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.driver.host": "127.0.0.1",
+    }
+    if not worker_props.get(PLUGIN_PATH, "").strip():
         # The driver JVM schedules long-running tasks and moves no records: the quick compiler
         # alone starts Spark about a second sooner on 2 cores and costs nothing measurable later.
-        "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
-    }
+        # With plugin.path, Java connector tasks may run in it (a local executor is the driver's
+        # JVM) and move every record: those need the full JIT compiler (docs/performance.md).
+        conf["spark.driver.extraJavaOptions"] = QUICK_COMPILER
     user = {k: v for k, v in worker_props.items() if k.startswith("spark.")}
     if "spark.master" in user and not user["spark.master"].startswith("local"):
         # A cluster must reach the driver: drop the loopback-only defaults unless the user set them.

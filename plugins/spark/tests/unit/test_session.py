@@ -15,6 +15,14 @@ def test_defaults_run_each_task_exactly_once() -> None:
     assert conf["spark.task.maxFailures"] == "1" and conf["spark.speculation"] == "false"
 
 
+def test_the_driver_jvm_gets_the_quick_compiler_only_unless_java_tasks_may_run_in_it() -> None:
+    assert spark_conf({})["spark.driver.extraJavaOptions"] == "-XX:TieredStopAtLevel=1"
+    assert "spark.driver.extraJavaOptions" not in spark_conf({"plugin.path": "/opt/connectors"})
+    assert "spark.driver.extraJavaOptions" in spark_conf({"plugin.path": " "})
+    mine = {"plugin.path": "/opt/connectors", "spark.driver.extraJavaOptions": "-Dmine=1"}
+    assert spark_conf(mine)["spark.driver.extraJavaOptions"] == "-Dmine=1"
+
+
 def test_user_retries_and_speculation_are_overridden_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="kconnect_spark.session"):
         conf = spark_conf(
