@@ -34,8 +34,7 @@ class SourceRecordPreparer:
         try:
             return self._transform_and_convert(original)
         except StageError as failed:
-            retry = lambda: self._transform_and_convert(original)  # noqa: E731
-            return self._errors.recover(failed, retry, source_record=original)
+            return self._recover(failed, original)
 
     def prepare_all(self, records: list[SourceRecord]) -> list[Prepared | None]:
         """`prepare` of each record, in order, in one call per record where nothing transforms them.
@@ -52,9 +51,13 @@ class SourceRecordPreparer:
             try:
                 prepared.append((record, *convert(record)))
             except StageError as failed:
-                retry = functools.partial(self._transform_and_convert, record)
-                prepared.append(self._errors.recover(failed, retry, source_record=record))
+                prepared.append(self._recover(failed, record))
         return prepared
+
+    def _recover(self, failed: StageError, original: SourceRecord) -> Prepared | None:
+        """The error handler's answer to `original` failing a step: retried, skipped or raised."""
+        retry = functools.partial(self._transform_and_convert, original)
+        return self._errors.recover(failed, retry, source_record=original)
 
     def _transform_and_convert(self, original: SourceRecord) -> Prepared | None:
         record = self._plugins.transform(original) if self._plugins.transforms else original
