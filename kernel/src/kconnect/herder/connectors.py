@@ -25,10 +25,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import threading
 import traceback
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, CONNECTOR_VERSION_CONFIG
@@ -37,6 +38,7 @@ from kconnect.herder import events as ev
 from kconnect.herder.tasks_max import TooManyTasksError, enforces_tasks_max, tasks_max, too_many_tasks_warning
 from kconnect.model import RestartRequest
 from kconnect.plugin_host import PluginHost, shown_class_name
+from kconnect.runtime.task_context import LoopOffsetReader
 from kconnect.storage import OffsetBackingStore
 
 log = logging.getLogger(__name__)
@@ -44,8 +46,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 TASK_CLASS_CONFIG = "task.class"
-#: How long a connector's read of its source offsets waits for the worker's offset store.
-OFFSET_READ_TIMEOUT_S = 60.0
 
 
 def _trace(exc: BaseException) -> str:
@@ -99,29 +99,6 @@ def hiding_secrets(
     return post_hidden
 
 
-class ConnectorOffsetReader:
-    """A source connector's OffsetStorageReader: the worker's offset store, the one its tasks read.
-
-    Called from the connector's threads (never the event loop's: it waits for the loop).
-    """
-
-    def __init__(self, name: str, store: OffsetBackingStore, loop: asyncio.AbstractEventLoop) -> None:
-        self._name = name
-        self._store = store
-        self._loop = loop
-
-    def offset(self, partition: Mapping[str, Any]) -> Mapping[str, Any] | None:
-        """The committed offset of one source partition, or None."""
-        return self.offsets([partition])[0][1]
-
-    def offsets(
-        self, partitions: Sequence[Mapping[str, Any]]
-    ) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
-        """The committed offsets of these partitions, as (partition, offset) pairs."""
-        future = asyncio.run_coroutine_threadsafe(self._store.get(self._name, list(partitions)), self._loop)
-        return list(zip(partitions, future.result(timeout=OFFSET_READ_TIMEOUT_S), strict=True))
-
-
 class _Context:
     """The SourceConnectorContext of one connector instance; calls after the instance ended are dropped."""
 
@@ -130,7 +107,7 @@ class _Context:
         name: str,
         generation: int,
         post: Callable[[ev.Event], None],
-        offsets: ConnectorOffsetReader | None = None,
+        offsets: LoopOffsetReader | None = None,
     ) -> None:
         self._name = name
         self._generation = generation
@@ -139,7 +116,7 @@ class _Context:
         self.closed = False
 
     @property
-    def offset_storage_reader(self) -> ConnectorOffsetReader:
+    def offset_storage_reader(self) -> LoopOffsetReader:
         """The connector's committed source offsets, from the worker's offset store."""
         if self._offsets is None:
             raise RuntimeError(f"Connector {self._name}: this worker has no offset store for connectors")
@@ -233,7 +210,9 @@ class ConnectorInstances:
         previous = self._stopping.get(effect.name)
         reader = None
         if self._offsets is not None:
-            reader = ConnectorOffsetReader(effect.name, self._offsets, asyncio.get_running_loop())
+            reader = LoopOffsetReader(
+                functools.partial(self._offsets.get, effect.name), asyncio.get_running_loop()
+            )
         context = _Context(effect.name, effect.generation, self._post, reader)
         instance = _Instance(effect.name, effect.generation, effect.config, context)
         self._running[effect.name] = instance

@@ -73,7 +73,7 @@ from kconnect.runtime.exactly_once import task_producer
 from kconnect.runtime.source_records import Prepared, SourceRecordPreparer
 from kconnect.runtime.stall_watch import StallWatchdog, count_records
 from kconnect.runtime.submitted_records import SubmittedRecords, partition_key
-from kconnect.runtime.task_context import ControlOffsetReader, LoopSourceTaskContext
+from kconnect.runtime.task_context import LoopOffsetReader, LoopSourceTaskContext
 from kconnect.runtime.task_metrics import MetricsReporter, TaskMetrics
 from kconnect.runtime.task_plugins import TaskPlugins, build_task_plugins
 from kconnect.runtime.topic_creation import TopicCreation
@@ -170,7 +170,7 @@ class SourceLoop:
         records), then the failure is raised for the executor to report.
         """
         loop = asyncio.get_running_loop()
-        reader = ControlOffsetReader(self.control, loop)
+        reader = LoopOffsetReader(self.control.read_source_offsets, loop)
         transaction_context = self.transactions.context if self.transactions else None
         self.task.initialize(LoopSourceTaskContext(self.spec.task_config, reader, transaction_context))
         # Before the task reads its offsets: a transactional producer's start fences its predecessor

@@ -7,32 +7,39 @@ calls that need the worker are bridged back onto the loop's event loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
-from kconnect.runtime.control import TaskControl
 from kconnect.task import ErrantRecordReporter, TopicPartition, TransactionContext
 
+#: How long a read of committed source offsets from a task's or connector's thread waits.
+OFFSET_READ_TIMEOUT_S = 60.0
 
-class ControlOffsetReader:
-    """An OffsetStorageReader that asks the worker, through the task's control channel."""
+#: Reads the committed offsets of some source partitions, in their order (None where there is none).
+ReadOffsets = Callable[[list[Mapping[str, Any]]], Coroutine[Any, Any, Sequence[Mapping[str, Any] | None]]]
 
-    def __init__(self, control: TaskControl, loop: asyncio.AbstractEventLoop) -> None:
-        self._control = control
+
+class LoopOffsetReader:
+    """An OffsetStorageReader for code in a worker thread: each read runs on the event loop `loop`.
+
+    A task's reader asks the worker through its control channel; a source connector's reads the
+    worker's offset store (`kconnect.herder.connectors`). Never call it from `loop` itself.
+    """
+
+    def __init__(self, read: ReadOffsets, loop: asyncio.AbstractEventLoop) -> None:
+        self._read = read
         self._loop = loop
 
     def offset(self, partition: Mapping[str, Any]) -> Mapping[str, Any] | None:
-        """The committed offset of one source partition (called from the task's thread)."""
+        """The committed offset of one source partition, or None."""
         return self.offsets([partition])[0][1]
 
     def offsets(
         self, partitions: Sequence[Mapping[str, Any]]
     ) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
-        """Committed offsets of several partitions (called from the task's thread)."""
-        future = asyncio.run_coroutine_threadsafe(
-            self._control.read_source_offsets(list(partitions)), self._loop
-        )
-        return list(zip(partitions, future.result(timeout=60), strict=True))
+        """The committed offsets of these partitions, as (partition, offset) pairs."""
+        future = asyncio.run_coroutine_threadsafe(self._read(list(partitions)), self._loop)
+        return list(zip(partitions, future.result(timeout=OFFSET_READ_TIMEOUT_S), strict=True))
 
 
 class LoopSourceTaskContext:
@@ -41,7 +48,7 @@ class LoopSourceTaskContext:
     def __init__(
         self,
         configs: Mapping[str, str],
-        reader: ControlOffsetReader,
+        reader: LoopOffsetReader,
         transactions: TransactionContext | None = None,
     ) -> None:
         self._configs = configs
@@ -54,7 +61,7 @@ class LoopSourceTaskContext:
         return self._configs
 
     @property
-    def offset_storage_reader(self) -> ControlOffsetReader:
+    def offset_storage_reader(self) -> LoopOffsetReader:
         """Reads this connector's committed source offsets."""
         return self._reader
 

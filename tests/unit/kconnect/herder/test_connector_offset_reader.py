@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 
-from kconnect.herder.connectors import ConnectorOffsetReader
+from kconnect.runtime.task_context import LoopOffsetReader
 from kconnect.storage.memory import MemoryOffsetBackingStore
 
 
@@ -13,7 +14,7 @@ async def test_the_reader_answers_from_the_store_in_a_connector_thread() -> None
     await store.start()
     await store.set("files", [({"filename": "a"}, {"position": 7})])
     await store.set("other", [({"filename": "b"}, {"position": 9})])
-    reader = ConnectorOffsetReader("files", store, asyncio.get_running_loop())
+    reader = LoopOffsetReader(functools.partial(store.get, "files"), asyncio.get_running_loop())
 
     read = await asyncio.to_thread(reader.offsets, [{"filename": "a"}, {"filename": "b"}])
 
