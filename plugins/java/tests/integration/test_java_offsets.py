@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from kconnect_testkit.plugin_jars import fetch_connect_file
 
+from plugins.java.tests.integration.java_worker import side_by_side
 from tests.integration.harness import consume_to_end
 from tests.integration.test_distributed import group_props
 from tests.java_connect import JavaConnectWorker, compile_java
@@ -74,26 +75,10 @@ def workers(
 ) -> Iterator[dict[str, Worker]]:
     """A Java 4.3.1 and a kconnect standalone worker with the same ``plugin.path``, both ready."""
     folder = tmp_path_factory.mktemp("java-offsets")
-    java = JavaConnectWorker(folder, _props(kafka_bootstrap, folder, "java", plugin_path), standalone=True)
-    # Kafka's jars without connect-file: its classes come from plugin.path alone, as on kconnect.
-    where = java.command.index("-cp") + 1
-    libs = Path(java.command[where].removesuffix("/*"))
-    java.command[where] = ":".join(str(j) for j in sorted(libs.glob("*.jar")) if "connect-file" not in j.name)
-    ours = WorkerProcess(
-        folder,
-        {**_props(kafka_bootstrap, folder, "kconnect", plugin_path), "spark.master": "local[2]"},
-        env={"KCONNECT_DISABLE_PLUGINS": "file"},
-    )
-    java.start()
-    try:
-        ours.start(timeout=300)  # the first start builds the Java part with Maven
-        try:
-            java.wait_ready()
-            yield {"java": java, "kconnect": ours}
-        finally:
-            ours.stop()
-    finally:
-        java.stop()
+    java_props = _props(kafka_bootstrap, folder, "java", plugin_path)
+    kconnect_props = {**_props(kafka_bootstrap, folder, "kconnect", plugin_path), "spark.master": "local[2]"}
+    with side_by_side(folder, java_props, kconnect_props) as (java, ours):
+        yield {"java": java, "kconnect": ours}
 
 
 def _call(worker: Worker, method: str, path: str, body: Any = None) -> tuple[int, Any]:

@@ -23,6 +23,7 @@ from kconnect.config import sink_connector_config_def, source_connector_config_d
 from kconnect_java.jvm import FacadeJvm
 from kconnect_testkit.plugin_jars import fetch_connect_file
 
+from plugins.java.tests.integration.java_worker import side_by_side
 from tests.java_connect import JavaConnectWorker, compile_java
 from tests.worker_process import WorkerProcess, write_properties
 
@@ -78,26 +79,10 @@ def workers(
 ) -> Iterator[tuple[JavaConnectWorker, WorkerProcess]]:
     """A Java 4.3.1 and a kconnect standalone worker with the same ``plugin.path``, both ready."""
     folder = tmp_path_factory.mktemp("java-plugins")
-    java = JavaConnectWorker(folder, _props(kafka_bootstrap, folder, "java", plugin_path), standalone=True)
-    # Kafka's jars without connect-file: its classes must come from plugin.path alone.
-    where = java.command.index("-cp") + 1
-    libs = Path(java.command[where].removesuffix("/*"))
-    java.command[where] = ":".join(str(j) for j in sorted(libs.glob("*.jar")) if "connect-file" not in j.name)
-    ours = WorkerProcess(
-        folder,
-        {**_props(kafka_bootstrap, folder, "kconnect", plugin_path), "spark.master": "local[1]"},
-        env={"KCONNECT_DISABLE_PLUGINS": "file"},
-    )
-    java.start()
-    try:
-        ours.start(timeout=300)  # the first start builds the Java part with Maven
-        try:
-            java.wait_ready()
-            yield java, ours
-        finally:
-            ours.stop()
-    finally:
-        java.stop()
+    java_props = _props(kafka_bootstrap, folder, "java", plugin_path)
+    kconnect_props = {**_props(kafka_bootstrap, folder, "kconnect", plugin_path), "spark.master": "local[1]"}
+    with side_by_side(folder, java_props, kconnect_props) as (java, ours):
+        yield java, ours
 
 
 def _get(worker: JavaConnectWorker | WorkerProcess, path: str) -> Any:
