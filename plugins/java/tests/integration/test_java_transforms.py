@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 from kconnect_testkit.plugin_jars import fetch_connect_file
 
-from plugins.java.tests.integration.java_worker import java_worker
+from plugins.java.tests.integration.java_worker import create_validated, java_worker
 from tests.integration.harness import consume_records, produce_records
 from tests.java_connect import compile_java
 from tests.worker_process import WorkerProcess
@@ -70,15 +70,7 @@ def worker(
 
 
 def _create(worker: WorkerProcess, name: str, config: dict[str, str]) -> None:
-    plugin = config["connector.class"].rsplit(".", 1)[-1]
-    validated = worker.request(
-        "PUT", f"/connector-plugins/{plugin}/config/validate", {"name": name, **config}
-    )
-    errors = {
-        c["value"]["name"]: c["value"]["errors"] for c in validated.json()["configs"] if c["value"]["errors"]
-    }
-    assert errors == {}, errors
-    response = worker.request("PUT", f"/connectors/{name}/config", {"name": name, **config})
+    response = create_validated(worker, name, config)
     assert response.status_code in (200, 201), response.text
 
 
