@@ -20,6 +20,7 @@ from kconnect_rest.controllers.internal import fence_zombies, put_task_configs
 from kconnect_rest.dependencies import provide
 from kconnect_rest.errors import exception_handlers
 from kconnect_rest.extensions import RestExtensionFactory, build_extensions, enabled_factories
+from kconnect_rest.fast_reads import FastReads
 from kconnect_rest.forwarding import LeaderForwarder
 from kconnect_rest.http_headers import ResponseHeaderFilters
 from kconnect_rest.methods import answer_as_jersey
@@ -40,10 +41,18 @@ class ConnectApp(Litestar):
     every answer, a 404 included, as Kafka's Jetty context does.
     """
 
-    def __init__(self, *, header_filters: ResponseHeaderFilters | None = None, **kwargs: Any) -> None:
-        """Litestar's app with `header_filters` around every HTTP answer (None: no headers added)."""
+    def __init__(
+        self,
+        *,
+        header_filters: ResponseHeaderFilters | None = None,
+        fast_reads: FastReads | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Litestar's app with `header_filters` around every HTTP answer (None: no headers added)
+        and `fast_reads` answering the hottest reads before routing (None: litestar answers all)."""
         super().__init__(**kwargs)
         self.header_filters = header_filters
+        self.fast_reads = fast_reads
 
     async def __call__(
         self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive, send: Send | LifeSpanSend
@@ -54,6 +63,8 @@ class ConnectApp(Litestar):
             if self.header_filters is not None:
                 send = self.header_filters.wrap(cast("HTTPScope", scope), cast("Send", send))
             send = answer_as_jersey(self, cast("HTTPScope", scope), cast("Send", send))
+            if self.fast_reads is not None and await self.fast_reads.answer(cast("HTTPScope", scope), send):
+                return
         await super().__call__(scope, receive, send)
 
 
@@ -86,8 +97,10 @@ def create_app(
         InterWorkerKeyConfig.from_props(worker_config.props, worker_config.source) if internal else None
     )
     header_filters = ResponseHeaderFilters.from_props(worker_config.props, worker_config.source)
+    plugins = build_extensions(factories, worker_config, cluster_state)
     return ConnectApp(
         header_filters=header_filters,
+        fast_reads=None if factories else FastReads(herder),
         route_handlers=[*CONTROLLERS, *([put_task_configs, fence_zombies] if internal else [])],
         dependencies={
             "herder": provide(herder),
@@ -98,7 +111,7 @@ def create_app(
         exception_handlers={**exception_handlers(), NotLeaderError: forwarder.handle},
         on_shutdown=[forwarder.close],
         middleware=[PathParamDecoder()],
-        plugins=[*SCHEMA_PLUGINS, *build_extensions(factories, worker_config, cluster_state)],
+        plugins=[*SCHEMA_PLUGINS, *plugins],
         openapi_config=openapi_config(),
         request_class=ConnectRequest,
         request_max_body_size=max_body_size,
