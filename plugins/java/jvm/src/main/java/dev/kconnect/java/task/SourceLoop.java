@@ -26,6 +26,7 @@ import org.apache.kafka.connect.runtime.errors.ToleranceType;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.source.TransactionContext;
 import org.apache.kafka.connect.storage.Converter;
 import org.apache.kafka.connect.storage.HeaderConverter;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
@@ -40,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * Kafka's format) every {@code offset.flush.interval.ms}, on pause and on stop. Transformations and
  * converters run under {@code errors.*} as in Kafka's AbstractWorkerSourceTask ({@link RecordStages}):
  * a record they fail on is dropped with {@code errors.tolerance=all}, fails the task with {@code
- * none}. Follows the worker's target state; a poll that throws fails the task.
+ * none}. Follows the worker's target state; a poll that throws fails the task. Under exactly-once
+ * support (the launch's {@code exactly_once}) the producer is transactional and {@link
+ * SourceTransactions} writes each transaction's records and offsets instead of the worker's store.
  */
 final class SourceLoop {
   /** How long a source task waits before trying again what the broker did not answer in time (Kafka's). */
@@ -52,6 +55,8 @@ final class SourceLoop {
   private final Set<String> topics = new HashSet<>();
   private final AtomicReference<Exception> sendError = new AtomicReference<>();
   private TaskMetrics taskMetrics;
+  /** The task's transactions under exactly-once support; null: at-least-once. */
+  private SourceTransactions transactions;
 
   SourceLoop(TaskSetup setup, ControlChannel control) {
     this.setup = setup;
@@ -61,15 +66,22 @@ final class SourceLoop {
   /** Runs the task until the target is STOPPED; offsets committed before it returns. */
   void run() throws Exception {
     SourceTask task = setup.instance(setup.taskConfig.get("task.class"), SourceTask.class);
+    JsonNode exactlyOnce = SourceTransactions.settings(setup);
+    Map<String, Object> producerConfig =
+        exactlyOnce == null ? setup.producerConfig() : SourceTransactions.producerConfig(setup, exactlyOnce);
     try (Metrics metrics = new Metrics();
         RecordStages<SourceRecord, SourceRecord> stages = RecordStages.source(setup);
         // Closed (its last report) before the stages close Kafka's error metrics it reads.
         TaskMetrics reporting = taskMetrics = TaskMetrics.source(control, stages.errorMetrics);
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(setup.producerConfig())) {
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig)) {
       Converter keys = stages.keyConverter;
       Converter values = stages.valueConverter;
       HeaderConverter headers = stages.headerConverter;
       PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("connector", setup.connectorName));
+      if (exactlyOnce != null) {
+        // As Kafka's exactly-once task: fence the id's zombies before the task starts.
+        transactions = SourceTransactions.start(producer, task, setup.connectorName, exactlyOnce);
+      }
       task.initialize(new Context(pluginMetrics));
       task.start(setup.taskConfig);
       control.send(report("running"));
@@ -100,22 +112,36 @@ final class SourceLoop {
               if (!send(producer, task, stages, record, keys, values, headers)) {
                 break; // stopped while its topic could not be checked: the rest is not sent either
               }
+              if (transactions != null && transactions.afterRecord(record)) {
+                task.commit();
+              }
             }
           }
           if (sendError.get() != null) {
             throw sendError.get();
           }
-          if (System.currentTimeMillis() >= nextFlush) {
+          if (transactions != null) {
+            if (transactions.afterBatch(records != null && !records.isEmpty())) {
+              task.commit();
+            }
+          } else if (System.currentTimeMillis() >= nextFlush) {
             commit(producer, task);
             nextFlush = System.currentTimeMillis() + setup.flushIntervalMs();
           }
           taskMetrics.maybeReport();
         }
+      } catch (Exception failure) {
+        if (transactions != null) {
+          transactions.abort();
+        }
+        throw failure;
       } finally {
         task.stop();
       }
       if (!control.lost()) {
         commit(producer, task);
+      } else if (transactions != null) {
+        transactions.abort();
       }
     }
   }
@@ -141,7 +167,12 @@ final class SourceLoop {
         record == null ? null : convert(stages, context, record, keys, values, headerConverter);
     if (produced == null || context.failed()) {
       taskMetrics.recordDropped();
-      task.commitRecord(polled, null);
+      if (transactions != null) {
+        transactions.dispatched(polled);
+        transactions.acknowledged(polled, null);
+      } else {
+        task.commitRecord(polled, null);
+      }
       return true;
     }
     String topic = produced.topic();
@@ -151,9 +182,14 @@ final class SourceLoop {
     if (topics.add(topic)) {
       control.send(report("topic").put("topic", topic));
     }
+    if (transactions != null) {
+      transactions.beforeSend();
+      transactions.dispatched(polled);
+    }
     producer.send(produced, (metadata, error) -> {
       if (error != null) {
-        if (stages.operator.getErrorToleranceType() != ToleranceType.ALL) {
+        // A failed send dooms its transaction: errors.tolerance cannot skip it under exactly-once.
+        if (transactions != null || stages.operator.getErrorToleranceType() != ToleranceType.ALL) {
           sendError.compareAndSet(null, error);
           return;
         }
@@ -161,6 +197,10 @@ final class SourceLoop {
         taskMetrics.recordDropped();
       } else {
         taskMetrics.recordsOut(1);
+      }
+      if (transactions != null) {
+        transactions.acknowledged(polled, metadata);
+        return; // the task hears commitRecord once the transaction is committed
       }
       synchronized (acked) {
         if (polled.sourcePartition() != null) {
@@ -225,11 +265,18 @@ final class SourceLoop {
     return new ProducerRecord<>(topic, record.kafkaPartition(), timestamp, key, value, headers);
   }
 
-  /** Flushes the producer, stores the acknowledged offsets through the worker, then task.commit(). */
+  /**
+   * Flushes the producer, stores the acknowledged offsets through the worker, then task.commit();
+   * under exactly-once support commits the open transaction with its offsets instead.
+   */
   private void commit(KafkaProducer<byte[], byte[]> producer, SourceTask task) throws Exception {
     long started = System.nanoTime();
     try {
-      flushAndCommit(producer, task);
+      if (transactions == null) {
+        flushAndCommit(producer, task);
+      } else if (transactions.commit()) {
+        task.commit();
+      }
     } catch (Exception error) {
       taskMetrics.commit(started, false);
       throw error;
@@ -280,6 +327,11 @@ final class SourceLoop {
     @Override
     public OffsetStorageReader offsetStorageReader() {
       return this;
+    }
+
+    @Override
+    public TransactionContext transactionContext() {
+      return transactions == null ? null : transactions.context;
     }
 
     @Override
