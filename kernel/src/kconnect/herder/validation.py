@@ -55,7 +55,6 @@ from kconnect.config.providers_view import as_sent
 from kconnect.config.providers_worker import WorkerConfigTransformer
 from kconnect.config.topic_creation import enrich_topic_creation, uses_topic_creation
 from kconnect.config.worker_keys import ExactlyOnceSourceSupport
-from kconnect.connector import SourceConnector
 from kconnect.errors import BadRequestError, PluginError
 from kconnect.executor import Executor
 from kconnect.herder.source_validation import source_key_errors
@@ -254,7 +253,8 @@ class ConnectorValidator:
             instance.validate,
             sink=sink,
         )
-        if isinstance(instance, SourceConnector) and self._exactly_once is not None:
+        # A Java source connector's instance is no SourceConnector but answers the same two questions.
+        if not sink and self._exactly_once is not None:
             # Kafka checks these on the framework's values, before the connector's own validate.
             resolved = {key: value for key, value in config.items() if value is not None}
             errors = source_key_errors(instance, resolved, infos, self._exactly_once)
