@@ -7,7 +7,8 @@ JVM, in its plugin's class loader (``ConnectorInstances.java``). What the Java c
 its ``ConnectorContext`` (``requestTaskReconfiguration``, ``raiseError``, and a source connector's
 ``offsetStorageReader()`` reads, which wait for an answer) is read back by one daemon thread per
 instance, from before its ``start`` on, and handed to the worker's context. `alter_offsets` is
-KIP-875's question to a STOPPED Java connector.
+KIP-875's question to a STOPPED Java connector; `source_support` the exactly-once questions (KIP-618)
+a distributed worker's validate asks a source connector.
 """
 
 from __future__ import annotations
@@ -190,6 +191,28 @@ def alter_offsets(
     if "refused" in answer:
         raise ConnectError(str(answer["refused"]))
     return bool(answer.get("answered"))
+
+
+def source_support(
+    facade: Facade, class_name: str, version: str, question: str, config: Mapping[str, str]
+) -> str | None:
+    """A fresh instance of the Java source connector asked ``exactlyOnceSupport(config)`` (`question`
+    ``exactly_once``) or ``canDefineTransactionBoundaries(config)`` (``transaction_boundaries``), as
+    Kafka's distributed herder asks it at validate: ``SUPPORTED``, ``UNSUPPORTED`` or None (what Java
+    returned). What the connector threw is raised again with its message, which the validator quotes
+    as Kafka does (`kconnect.herder.source_validation`)."""
+    request = {
+        "op": "source_support",
+        "class": class_name,
+        "version": version,
+        "question": question,
+        "config": _strings(config),
+    }
+    answer = facade.call(request)
+    if "raised" in answer:
+        raise JavaConnectorError(str(answer["raised"]))
+    said = answer.get("answer")
+    return None if said is None else str(said)
 
 
 def _strings(config: Mapping[str, str]) -> dict[str, str]:

@@ -14,11 +14,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kconnect.config import NO_DEFAULT, ConfigDef, ConfigException, ConfigType, ConfigValue, parse_type
+from kconnect.connector import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from kconnect.errors import BadRequestError
 from kconnect.plugin_registry import PluginType
 from kconnect.plugin_versions import version_key
 
-from kconnect_java.connector import ConnectorContext, Facade, JavaConnector, JavaTaskClass, alter_offsets
+from kconnect_java.connector import (
+    ConnectorContext,
+    Facade,
+    JavaConnector,
+    JavaTaskClass,
+    alter_offsets,
+    source_support,
+)
 from kconnect_java.stages import stage_errors
 
 _TYPES = {t.value: t for t in PluginType}
@@ -115,6 +123,29 @@ class JavaPluginInstance:
         sink = self.plugin.type is PluginType.SINK
         return alter_offsets(
             self.plugin.facade, self.plugin.class_name, self.plugin.version, sink, config, offsets
+        )
+
+    def exactly_once_support(self, config: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """A source connector's ``exactlyOnceSupport(config)`` in Java (KIP-618; None: unknown, as a
+        connector that does not say, or without the facade)."""
+        answer = self._source_support("exactly_once", config)
+        return None if answer is None else ExactlyOnceSupport(answer)
+
+    def can_define_transaction_boundaries(
+        self, config: Mapping[str, str]
+    ) -> ConnectorTransactionBoundaries | None:
+        """A source connector's ``canDefineTransactionBoundaries(config)`` in Java (KIP-618);
+        UNSUPPORTED without the facade, as a connector that does not say."""
+        if self.plugin.facade is None:
+            return ConnectorTransactionBoundaries.UNSUPPORTED
+        answer = self._source_support("transaction_boundaries", config)
+        return None if answer is None else ConnectorTransactionBoundaries(answer)
+
+    def _source_support(self, question: str, config: Mapping[str, str]) -> str | None:
+        if self.plugin.facade is None:
+            return None
+        return source_support(
+            self.plugin.facade, self.plugin.class_name, self.plugin.version, question, config
         )
 
     def validate(self, config: Mapping[str, str]) -> Mapping[str, ConfigValue]:

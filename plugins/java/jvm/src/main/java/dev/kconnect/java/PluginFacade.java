@@ -41,7 +41,8 @@ import org.apache.kafka.connect.transforms.predicates.Predicate;
  * ConfigValue} with its value and recommended values as Kafka's REST API writes them. {@code
  * {"op": "stage_classes", "names": [...]}} answers which of the names Kafka's isolation loads (a class
  * name or Kafka's alias; Kafka's own SMTs included) as {@code {"transformation": [...], "predicate":
- * [...]}}: what a Java connector's tasks can run. {@code connector_*} requests drive running connector
+ * [...]}}: what a Java connector's tasks can run. {@code source_support} asks a source connector the
+ * exactly-once questions of validate ({@link SourceSupport}). {@code connector_*} requests drive running connector
  * instances ({@link ConnectorInstances}) and ask a STOPPED connector about new offsets ({@link
  * OffsetAlterations}). A failure answers {@code {"error": "...", "trace":
  * "..."}}, never an exception across py4j.
@@ -66,6 +67,9 @@ public final class PluginFacade implements Function<String, String> {
       }
       if (op.equals("validate")) {
         return JSON.writeValueAsString(validate(body));
+      }
+      if (op.equals("source_support")) {
+        return JSON.writeValueAsString(SourceSupport.ask(plugins(), chosenConnector(body), body, JSON));
       }
       if (op.equals("stage_classes")) {
         return JSON.writeValueAsString(stageClasses(body));
