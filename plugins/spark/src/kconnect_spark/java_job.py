@@ -11,12 +11,14 @@ The facade's jars and the worker's ``plugin.path`` must be at the same paths on 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 from kconnect.executor import TaskSpec
+from kconnect.runtime.exactly_once import ExactlyOnceSource
 
 
 def launch(spec: TaskSpec, host: str, port: int, host_token: str, token: str) -> str:
@@ -34,8 +36,17 @@ def launch(spec: TaskSpec, host: str, port: int, host_token: str, token: str) ->
             "connector_config": dict(spec.connector_config),
             "task_config": dict(spec.task_config),
             "worker": dict(spec.worker),
+            **exactly_once(spec),
         }
     )
+
+
+def exactly_once(spec: TaskSpec) -> dict[str, Any]:
+    """``exactly_once``: what a source task under exactly-once support needs (its transactional id,
+    offsets topics, boundary), as `ExactlyOnceSource.for_task` decides it once for Python and Java
+    tasks (``SourceTransactions.java``); nothing for a task that delivers at least once."""
+    settings = ExactlyOnceSource.for_task(spec)
+    return {} if settings is None else {"exactly_once": dataclasses.asdict(settings)}
 
 
 def run(context: Any, launch_json: str) -> None:
