@@ -64,7 +64,8 @@ final class ControlChannel implements AutoCloseable {
     return channel;
   }
 
-  private static ObjectNode hello(String type, String token) throws IOException {
+  /** The first message of a connection to the worker: {@code type}, the token, this process and host. */
+  static ObjectNode hello(String type, String token) throws IOException {
     ObjectNode hello = JSON.createObjectNode().put("type", type).put("token", token);
     hello.put("pid", ProcessHandle.current().pid());
     hello.put("host", InetAddress.getLocalHost().getHostName());
