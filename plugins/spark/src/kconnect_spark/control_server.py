@@ -118,8 +118,9 @@ class ControlServer:
             return
         host.writer = writer
         log.info(
-            "Spark task host %d runs in Spark's Python worker process %s on %s",
+            "Spark task host %d runs in Spark's %s process %s on %s",
             host.order,
+            "executor JVM" if hello.get("runtime") == "java" else "Python worker",
             hello.get("pid", "?"),
             hello.get("host", "?"),
         )

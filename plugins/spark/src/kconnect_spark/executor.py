@@ -1,8 +1,10 @@
 """SparkExecutor: connector tasks run inside long-running Spark tasks, many to a Spark task.
 
 Each *host* is a one-partition Spark job submitted from a driver thread; its single Spark task
-runs one event loop that hosts connector task loops (`kconnect_spark.remote.run_host`). `start_task`
-places the task on a host with room or opens a new host (`host_run.place`: up to the cores Spark
+runs one event loop that hosts connector task loops (`kconnect_spark.remote.run_host`), or, for
+Java tasks, a Java host whose task loops run in threads of the executor JVM
+(`kconnect_spark.java_job`). `start_task` places the task on a host of its runtime with room or
+opens a new host (`host_run.place`: up to the cores Spark
 has, one task per host first; then up to ``executor.tasks.per.spark.task`` per host; a connector
 with ``executor.dedicated.spark.task=true`` gets a host per task), and tells the host to run it
 over the host's connection: a task joins a running Spark task without a new Spark job. A host
@@ -49,7 +51,7 @@ from kconnect_spark.driver_state import failed_attempts, registered_task_slots
 from kconnect_spark.host_pool import HostPool
 from kconnect_spark.host_run import HostRun, dedicated_config_def, tasks_per_spark_task
 from kconnect_spark.outcome import decide
-from kconnect_spark.remote import HostLaunch, TaskLaunch, run_partition
+from kconnect_spark.remote import HostLaunch, TaskLaunch, encode_launch, run_partition
 from kconnect_spark.session import build_session, is_local, spark_conf, unreachable_control_host
 from kconnect_spark.slots import (
     local_threads,
@@ -302,9 +304,12 @@ class SparkExecutor:
             return max(1, min(threads, os.cpu_count() or 1))
         return self._slots or UNKNOWN_SLOTS_SPREAD
 
-    def _task_launch(self, run: TaskRun) -> TaskLaunch:
+    def _task_launch(self, run: TaskRun) -> str:
+        """What a host of the run's runtime starts the task from (a ``run`` message's launch)."""
         assert self._server is not None
-        return TaskLaunch(run.spec, self._control_host, self._server.port, run.token)
+        if run.spec.runtime == "java":
+            return java_job.launch(run.spec, self._control_host, self._server.port, run.token)
+        return encode_launch(TaskLaunch(run.spec, self._control_host, self._server.port, run.token))
 
     def _submit_host(self, host: HostRun) -> None:
         """Start a new host: expect its connection, submit its job from a driver thread."""
@@ -313,10 +318,8 @@ class SparkExecutor:
         self._server.add_host(host)
         launch = HostLaunch(host.label, self._control_host, self._server.port, host.token, host.capacity)
         job: tuple[Any, ...] = (self._run_job, host, launch)
-        if host.runs and host.runs[0].spec.runtime == "java":
-            run = host.runs[0]
-            java = java_job.launch(run.spec, self._control_host, self._server.port, host.token, run.token)
-            job = (self._run_java_job, host, java)
+        if host.runtime == "java":
+            job = (self._run_java_job, host, java_job.host_launch(launch))
         threading.Thread(target=job[0], args=job[1:], name=f"kconnect-{host.job_group}", daemon=True).start()
 
     def _run_job(self, host: HostRun, launch: HostLaunch) -> None:
@@ -331,7 +334,7 @@ class SparkExecutor:
         self._call_soon(self._host_ended, host, error)
 
     def _run_java_job(self, host: HostRun, launch: str) -> None:
-        """Driver thread: submit a Java task's job (`kconnect_spark.java_job`) and wait for it to end."""
+        """Driver thread: submit a Java host's job (`kconnect_spark.java_job`) and wait for it to end."""
         context = self._session.sparkContext
         context.setJobGroup(host.job_group, f"kconnect {host.label} (Java)", interruptOnCancel=True)
         error: str | None = None

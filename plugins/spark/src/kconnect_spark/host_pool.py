@@ -12,7 +12,6 @@ import itertools
 from collections.abc import Callable
 
 from kconnect_spark.host_run import HostRun, place, wants_dedicated
-from kconnect_spark.remote import TaskLaunch
 from kconnect_spark.task_run import TaskRun
 
 
@@ -23,10 +22,10 @@ class HostPool:
         self,
         capacity: int,
         submit: Callable[[HostRun], None],
-        task_launch: Callable[[TaskRun], TaskLaunch],
+        task_launch: Callable[[TaskRun], str],
     ) -> None:
         """`capacity`: ``executor.tasks.per.spark.task``; `submit` starts a new host's Spark job;
-        `task_launch` says what a host needs to run a task."""
+        `task_launch` says what a host of the run's runtime needs to run it (`HostRun.send_run`)."""
         self.capacity = capacity
         self.hosts: list[HostRun] = []
         self._submit = submit
@@ -38,15 +37,15 @@ class HostPool:
         return [host for host in self.hosts if host.launched]
 
     def place(self, run: TaskRun, spread: int) -> None:
-        """Put `run` on a host with room, or on a new one (submitted at once); tell a started host."""
-        # A Java task runs in a Spark task of its own, on an executor JVM (`kconnect_spark.java_job`).
-        java = run.spec.runtime == "java"
-        dedicated = self.capacity == 1 or java or wants_dedicated(run.spec.connector_config)
-        host = None if dedicated else place(self.hosts, spread=spread)
+        """Put `run` on a host of its runtime with room, or on a new one (submitted at once); tell a
+        started host."""
+        runtime = run.spec.runtime
+        dedicated = self.capacity == 1 or wants_dedicated(run.spec.connector_config)
+        host = None if dedicated else place(self.hosts, spread=spread, runtime=runtime)
         if host is None:
             capacity = 1 if dedicated else self.capacity
             label = f"task {run.id}" if capacity == 1 else ""
-            host = HostRun(next(self._order), capacity, dedicated=dedicated, label=label)
+            host = HostRun(next(self._order), capacity, dedicated=dedicated, runtime=runtime, label=label)
             self.hosts.append(host)
             host.runs.append(run)
             run.host = host

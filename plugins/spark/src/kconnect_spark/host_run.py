@@ -1,8 +1,10 @@
 """One Spark task that hosts connector tasks, as the worker sees it, and where a new task goes.
 
-A host is one long-running Spark task (a one-partition Spark job) whose Python worker runs one
-event loop hosting many connector task loops (`kconnect_spark.remote.run_host`). The worker
-places each connector task on a host with room, or opens a new one (`place`), and tells the host
+A host is one long-running Spark task (a one-partition Spark job) of one runtime: a Python host's
+Python worker runs one event loop hosting many connector task loops
+(`kconnect_spark.remote.run_host`); a Java host runs Java task loops, each in a thread of its own,
+in the executor JVM (`kconnect_spark.java_job`, ``JavaHost.java``). The worker places each
+connector task on a host of its runtime with room, or opens a new one (`place`), and tells the host
 over the host's own control connection to run it; the task then opens its own task connection,
 as a task with a Spark task of its own always did. Everything here is touched on the worker's
 event loop only.
@@ -11,8 +13,6 @@ event loop only.
 from __future__ import annotations
 
 import asyncio
-import base64
-import pickle
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +33,8 @@ class HostRun:
     capacity: int
     #: Hosts only this task (a connector asked for a Spark task of its own).
     dedicated: bool = False
+    #: The runtime of every task it hosts (`TaskSpec.runtime`): ``python`` or ``java``.
+    runtime: str = "python"
     token: str = field(default_factory=lambda: secrets.token_hex(16))
     #: Task runs placed here and not finished, in placement order.
     runs: list[Any] = field(default_factory=list)
@@ -74,9 +76,10 @@ class HostRun:
         if self.writer is not None and not self.writer.is_closing():
             self.writer.write(encode(message))
 
-    def send_run(self, token: str, launch: Any) -> None:
-        """Have the host run a task (a pickled `remote.TaskLaunch`)."""
-        self.send({"type": "run", "task": token, "launch": base64.b64encode(pickle.dumps(launch)).decode()})
+    def send_run(self, token: str, launch: str) -> None:
+        """Have the host run a task: `launch` is what a host of this runtime starts a task from
+        (`remote.encode_launch` for Python, `java_job.launch` for Java)."""
+        self.send({"type": "run", "task": token, "launch": launch})
 
     def send_cancel(self, token: str) -> None:
         """Have the host abandon a task that did not stop in time."""
@@ -88,15 +91,17 @@ class HostRun:
         self.send({"type": "close"})
 
 
-def place(hosts: Sequence[HostRun], *, spread: int) -> HostRun | None:
-    """The host a new (shared) task goes to, or None when a new host must be opened.
+def place(hosts: Sequence[HostRun], *, spread: int, runtime: str = "python") -> HostRun | None:
+    """The host a new (shared) task of `runtime` goes to, or None when a new host must be opened.
 
-    Policy: while fewer than `spread` shared hosts are open, each new task opens one (busy tasks
-    get a core each, up to the cores Spark has); after that a task joins the open host with the
-    fewest tasks that has room, in host order, and only when all are full does a new one open.
+    Policy, among the hosts of `runtime` alone (a Java task runs in an executor JVM, a Python task
+    in a Python worker): while fewer than `spread` shared hosts are open, each new task opens one
+    (busy tasks get a core each, up to the cores Spark has); after that a task joins the open host
+    with the fewest tasks that has room, in host order, and only when all are full does a new one open.
     """
-    open_hosts = [h for h in hosts if not h.dedicated and h.has_room()]
-    shared = [h for h in hosts if not h.dedicated and not h.closing and not h.job_ended.is_set()]
+    mine = [h for h in hosts if h.runtime == runtime and not h.dedicated]
+    open_hosts = [h for h in mine if h.has_room()]
+    shared = [h for h in mine if not h.closing and not h.job_ended.is_set()]
     if len(shared) < spread or not open_hosts:
         return None
     return min(open_hosts, key=lambda h: (len(h.runs), h.order))

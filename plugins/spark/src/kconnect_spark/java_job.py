@@ -1,12 +1,15 @@
-"""Java connector tasks on Spark: a one-partition Spark job whose Spark task runs Java on an executor JVM.
+"""Java connector tasks on Spark: Java hosts, one-partition Spark jobs whose Spark task runs Java
+task loops on an executor JVM.
 
 A task whose `TaskSpec.runtime` is ``java`` (a connector found on ``plugin.path`` by kconnect-java)
-gets a host of its own; its job is submitted from the driver through py4j (``sc._jsc``), with
-kconnect-java's ``ExecutorTask`` as the partition function: no Python worker process runs it.
-``ExecutorTask`` (given to Spark with ``addJar``) loads kconnect's facade and Kafka's jars in a
-class loader of their own on the executor and runs the task's Java loop, which reports over the
-same control channel as Python tasks (as a host, then as the task: `kconnect_spark.control_server`).
-The facade's jars and the worker's ``plugin.path`` must be at the same paths on every node.
+is placed on a Java host (`host_run.place` among Java hosts only). A Java host's job is submitted
+from the driver through py4j (``sc._jsc``), with kconnect-java's ``ExecutorTask`` as the partition
+function: no Python worker process runs it. ``ExecutorTask`` (given to Spark with ``addJar``) loads
+kconnect's facade and Kafka's jars in a class loader of their own, once per executor JVM, and runs
+``JavaHost``: it connects as a host (`host_launch`) and runs each task the worker sends it
+(`launch`) in a thread of its own, which reports over its own task connection, as Python tasks do
+(`kconnect_spark.control_server`). The facade's jars and the worker's ``plugin.path`` must be at the
+same paths on every node.
 """
 
 from __future__ import annotations
@@ -20,14 +23,22 @@ from typing import Any
 from kconnect.executor import TaskSpec
 from kconnect.runtime.exactly_once import ExactlyOnceSource
 
+from kconnect_spark.remote import HostLaunch
 
-def launch(spec: TaskSpec, host: str, port: int, host_token: str, token: str) -> str:
-    """The JSON a Java task starts from: its spec and how to reach the worker (``TaskMain.java``)."""
+
+def host_launch(launch: HostLaunch) -> str:
+    """The JSON a Java host starts from (``JavaHost.java``): its label, how to reach the worker, its
+    token and capacity."""
+    return json.dumps(dataclasses.asdict(launch))
+
+
+def launch(spec: TaskSpec, host: str, port: int, token: str) -> str:
+    """The JSON a Java task starts from, a ``run`` message's launch to a Java host: its spec and how
+    to reach the worker (``TaskMain.java``)."""
     return json.dumps(
         {
             "host": host,
             "port": port,
-            "host_token": host_token,
             "token": token,
             "connector": spec.id.connector,
             "task": spec.id.task,
@@ -50,7 +61,8 @@ def exactly_once(spec: TaskSpec) -> dict[str, Any]:
 
 
 def run(context: Any, launch_json: str) -> None:
-    """Driver thread: run one Java task's job (its job group set by the caller) until it ends.
+    """Driver thread: run one Java host's job (`host_launch`; its job group set by the caller) until
+    it ends.
 
     Builds kconnect-java's jars on first use (`kconnect_java.build`); raises what Spark raised when
     the job failed.

@@ -56,6 +56,11 @@ class TaskLaunch:
     token: str
 
 
+def encode_launch(launch: TaskLaunch) -> str:
+    """A task's launch as a ``run`` message to a Python host carries it (`run_host` decodes it)."""
+    return base64.b64encode(pickle.dumps(launch)).decode()
+
+
 @dataclass(frozen=True)
 class HostLaunch:
     """What the driver ships to a hosting Spark task: how to reach the worker, and its size."""
@@ -315,7 +320,7 @@ def refuse_rerun(label: str, attempt: int) -> None:
 async def run_host(launch: HostLaunch) -> dict[str, str]:
     """Host connector tasks in this Spark task until the worker closes the host.
 
-    The host connection carries placement only: ``run`` (a pickled `TaskLaunch`: the task then
+    The host connection carries placement only: ``run`` (a `TaskLaunch`, `encode_launch`: the task then
     opens its own connection, as any task does), ``cancel`` (abandon a task that did not stop in
     time) and ``close`` (return once the tasks running here ended). Each task that ends is
     reported as ``ended`` with its error, if it raised. Plugin calls run in threads

@@ -76,12 +76,39 @@ def test_a_host_that_ends_ends_every_task_on_it_with_its_error() -> None:
     assert hosts.hosts == [] and hosts.launched() == []
 
 
-def test_a_java_task_gets_a_host_of_its_own() -> None:
+def java(name: str, task: int = 0, **connector: str) -> TaskRun:
+    spec = TaskSpec(ConnectorTaskId(name, task), "source", "x.Task", dict(connector), {}, {}, runtime="java")
+    return TaskRun(spec, TargetState.STARTED)
+
+
+def test_java_tasks_share_java_hosts_only_and_python_tasks_python_hosts_only() -> None:
     hosts, submitted = pool()
-    hosts.place(run("a"), spread=1)
-    java = TaskRun(
-        TaskSpec(ConnectorTaskId("java", 0), "sink", "x.Task", {}, {}, {}, runtime="java"),
-        TargetState.STARTED,
-    )
-    hosts.place(java, spread=1)
-    assert java.host is submitted[1] and submitted[1].dedicated and submitted[1].label == "task java-0"
+    python = [run("py-a"), run("py-b")]
+    javas = [java("j", task) for task in range(4)]
+    for r in (python[0], javas[0], javas[1], python[1], javas[2], javas[3]):
+        hosts.place(r, spread=1)
+    assert [h.runtime for h in submitted] == ["python", "java", "java"]
+    assert submitted[0].runs == python, "Python tasks share the Python host"
+    assert submitted[1].runs == javas[:3], "three to a host"
+    assert submitted[2].runs == javas[3:], "then a new one"
+
+
+def test_a_java_task_of_a_dedicated_connector_gets_a_java_host_of_its_own() -> None:
+    hosts, submitted = pool()
+    hosts.place(java("shared"), spread=1)
+    hot = java("hot", **{"executor.dedicated.spark.task": "true"})
+    hosts.place(hot, spread=1)
+    assert hot.host is submitted[1] and submitted[1].dedicated and submitted[1].runtime == "java"
+    assert submitted[1].label == "task hot-0" and submitted[1].capacity == 1
+
+
+def test_a_java_task_joining_a_started_java_host_is_sent_its_launch() -> None:
+    submitted: list[HostRun] = []
+    hosts = HostPool(3, submitted.append, lambda r: f"{r.spec.runtime} launch of {r.id}")
+    hosts.place(java("j", 0), spread=1)
+    sent: list[tuple[str, str]] = []
+    submitted[0].send_run = lambda token, launch: sent.append((token, launch))  # type: ignore[method-assign]
+    submitted[0].writer = object()  # type: ignore[assignment]
+    second = java("j", 1)
+    hosts.place(second, spread=1)
+    assert sent == [(second.token, "java launch of j-1")] and len(submitted) == 1

@@ -20,7 +20,7 @@ from kconnect_spark.host_run import (
 )
 
 
-def host(order: int, tasks: int, capacity: int = 3, **kwargs: bool) -> HostRun:
+def host(order: int, tasks: int, capacity: int = 3, **kwargs: Any) -> HostRun:
     made = HostRun(order, capacity, **kwargs)
     made.runs.extend(object() for _ in range(tasks))
     return made
@@ -38,6 +38,15 @@ def test_then_tasks_join_the_least_loaded_host_with_room_in_host_order() -> None
 
 def test_a_new_host_opens_only_when_every_host_is_full() -> None:
     assert place([host(1, 3), host(2, 3)], spread=2) is None
+
+
+def test_a_task_is_placed_among_the_hosts_of_its_runtime_only() -> None:
+    python, java = host(1, 1), host(2, 1, runtime="java")
+    assert place([python, java], spread=1, runtime="java") is java
+    assert place([python, java], spread=1) is python
+    assert place([python], spread=1, runtime="java") is None, "a Java task never joins a Python host"
+    two_java = [python, java, host(3, 0, runtime="java")]
+    assert place(two_java, spread=3, runtime="java") is None, "spread counts its runtime's hosts"
 
 
 def test_dedicated_closing_and_ended_hosts_take_no_task() -> None:

@@ -1,4 +1,4 @@
-"""java_job.launch: what a Java task starts from, as ``TaskMain.java`` reads it."""
+"""java_job: what a Java host (``JavaHost.java``) and a Java task (``TaskMain.java``) start from."""
 
 from __future__ import annotations
 
@@ -6,10 +6,22 @@ import json
 
 from kconnect.executor import TaskSpec
 from kconnect.model import ConnectorTaskId
-from kconnect_spark.java_job import launch
+from kconnect_spark.java_job import host_launch, launch
+from kconnect_spark.remote import HostLaunch
 
 
-def test_launch_carries_the_spec_and_both_tokens() -> None:
+def test_a_java_host_starts_from_its_label_address_token_and_capacity() -> None:
+    started = host_launch(HostLaunch("Spark task host 3", "127.0.0.1", 4242, "host-token", 100))
+    assert json.loads(started) == {
+        "label": "Spark task host 3",
+        "host": "127.0.0.1",
+        "port": 4242,
+        "token": "host-token",
+        "capacity": 100,
+    }
+
+
+def test_launch_carries_the_spec_and_the_tasks_token() -> None:
     spec = TaskSpec(
         ConnectorTaskId("files", 2),
         "source",
@@ -20,10 +32,9 @@ def test_launch_carries_the_spec_and_both_tokens() -> None:
         generation=7,
         runtime="java",
     )
-    assert json.loads(launch(spec, "127.0.0.1", 4242, "host-token", "task-token")) == {
+    assert json.loads(launch(spec, "127.0.0.1", 4242, "task-token")) == {
         "host": "127.0.0.1",
         "port": 4242,
-        "host_token": "host-token",
         "token": "task-token",
         "connector": "files",
         "task": 2,

@@ -23,7 +23,8 @@ import org.apache.maven.artifact.versioning.VersionRange;
 /**
  * What a Java task needs from its launch (a TaskSpec as JSON, written by kconnect_spark.java_job):
  * its connector's class loader from Kafka's scan of {@code plugin.path} (the scan's {@link Plugins}
- * also load the transformations, predicates and converters the config names), the task instance,
+ * also load the transformations, predicates and converters the config names; scanned once per
+ * executor JVM, {@link PluginScans}), the task instance,
  * and its producer, consumer and admin configs with the worker's {@code producer.}/{@code consumer.}/{@code admin.}
  * keys and the connector's {@code producer.override.}/{@code consumer.override.}/{@code
  * admin.override.} keys.
@@ -56,14 +57,14 @@ final class TaskSetup {
     Map<String, String> scan = new HashMap<>();
     scan.put("plugin.path", worker.getOrDefault("plugin.path", ""));
     scan.put("plugin.discovery", "service_load");
-    Plugins found = new Plugins(scan);
+    Plugins found = PluginScans.of(scan);
     PluginDesc<?> chosen = chosen(found, className, version);
     if (chosen == null || !findsEveryStage(found)) {
       scan.remove("plugin.discovery");
       if (worker.containsKey("plugin.discovery")) {
         scan.put("plugin.discovery", worker.get("plugin.discovery"));
       }
-      found = new Plugins(scan);
+      found = PluginScans.of(scan);
       chosen = chosen(found, className, version);
     }
     if (chosen == null) {
