@@ -41,13 +41,6 @@ final class ControlChannel implements AutoCloseable {
     this.in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
   }
 
-  /** Connects as a hosting Spark task ({@code {"type": "host"}}): the worker counts its slot. */
-  static ControlChannel host(String host, int port, String token) throws IOException {
-    ControlChannel channel = new ControlChannel(new Socket(host, port));
-    channel.send(hello("host", token));
-    return channel;
-  }
-
   /** Connects as task {@code task}, says hello and waits for the worker's first target state. */
   static ControlChannel task(String host, int port, String token, String task, int generation) throws IOException {
     ControlChannel channel = new ControlChannel(new Socket(host, port));
