@@ -1,0 +1,179 @@
+"""Exactly-once delivery (KIP-618) for a Java source connector's task on a distributed worker.
+
+Kafka's own FileStreamSource (``connect-file`` 4.3.1 from Maven Central, on ``plugin.path``; the
+Python FileStream plugin disabled so Kafka's class names reach the Java classes) copies a file of
+numbered lines on a distributed worker with ``exactly.once.source.support=enabled``, its task in a
+Spark task on the embedded local Spark. The worker is SIGKILLed mid-copy (its Spark JVM, which runs
+the Java task, is left running until the end, a zombie) and a new worker of the group takes over:
+its task's transactional producer (``<group.id>-<connector>-0``) fences the zombie's, and a
+``read_committed`` consumer sees every line exactly once, in order. The offsets topic holds the
+task's offsets in Kafka's bytes (``kconnect.kafka.offset_records`` writes the same), committed with
+the records.
+
+Validate on that worker asks the Java connector the exactly-once questions: FileStreamSource answers
+SUPPORTED with a ``file`` (``exactly.once.support=required`` passes) and cannot define transaction
+boundaries (``transaction.boundary=connector`` is refused with Kafka's message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from aiokafka import AIOKafkaConsumer
+from kconnect.herder.source_validation import BOUNDARIES_UNSUPPORTED, EXACTLY_ONCE_UNSUPPORTED
+from kconnect.kafka.offset_records import offset_key, offset_value
+from kconnect_testkit.plugin_jars import fetch_connect_file
+
+from tests.integration.harness import end_offset, lines
+from tests.integration.test_distributed import create_topic, group_props, wait_healthy
+from tests.integration.test_exactly_once_source import running_on
+from tests.worker_process import WorkerProcess, descendants
+
+pytestmark = pytest.mark.integration
+
+SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+STRING = "org.apache.kafka.connect.storage.StringConverter"
+LINES = 20_000
+#: The Python FileStream plugin answers to Kafka's names: disabled, they name Kafka's Java classes.
+ENV = {"KCONNECT_DISABLE_PLUGINS": "file"}
+
+
+async def _read_committed(bootstrap: str, topic: str, until: int) -> list[tuple[bytes | None, bytes | None]]:
+    """Every (key, value) of `topic` a ``read_committed`` consumer sees, in order, up to the end
+    offsets, or until `until` values arrived and nothing more came for a few seconds."""
+    consumer = AIOKafkaConsumer(
+        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", isolation_level="read_committed"
+    )
+    await consumer.start()
+    seen: list[tuple[bytes | None, bytes | None]] = []
+    quiet = 0
+    try:
+        while quiet < 6 or len(seen) < until:
+            batch = await consumer.getmany(timeout_ms=500, max_records=50_000)
+            got = [(m.key, m.value) for part in sorted(batch) for m in batch[part]]
+            seen.extend(got)
+            quiet = 0 if got else quiet + 1
+            if quiet > 240:
+                break
+        return seen
+    finally:
+        await consumer.stop()
+
+
+def read_committed(bootstrap: str, topic: str, until: int = 0) -> list[tuple[bytes | None, bytes | None]]:
+    """See `_read_committed`."""
+    return asyncio.run(_read_committed(bootstrap, topic, until))
+
+
+@pytest.fixture(scope="module")
+def props(kafka_bootstrap: str) -> dict[str, str]:
+    """A fresh group with exactly-once source support, Kafka's connect-file jar on its plugin.path."""
+    return group_props(
+        kafka_bootstrap,
+        "java-eos",
+        **{
+            "exactly.once.source.support": "enabled",
+            "key.converter": STRING,
+            "value.converter": STRING,
+            "plugin.path": str(fetch_connect_file("4.3.1")),
+            "spark.master": "local[2]",
+            "scheduled.rebalance.max.delay.ms": "1000",
+        },
+    )
+
+
+def _workers(folder: Path, props: dict[str, str]) -> list[WorkerProcess]:
+    """Two workers of the group, started together (each start is mostly Spark's)."""
+    workers = [WorkerProcess(folder, props, env=ENV, mode="distributed") for _ in range(2)]
+    for worker in workers:
+        worker.start(timeout=300)  # the first start builds the Java part with Maven
+    wait_healthy(workers)
+    return workers
+
+
+def _errors(worker: WorkerProcess, config: dict[str, str]) -> dict[str, list[str]]:
+    answer = worker.request("PUT", "/connector-plugins/FileStreamSourceConnector/config/validate", config)
+    assert answer.status_code == 200, answer.text
+    return {
+        c["value"]["name"]: c["value"]["errors"] for c in answer.json()["configs"] if c["value"]["errors"]
+    }
+
+
+@pytest.mark.timeout(600)
+def test_a_sigkilled_worker_s_java_source_task_delivers_every_line_exactly_once(
+    tmp_path: Path, kafka_bootstrap: str, props: dict[str, str]
+) -> None:
+    topic = f"{props['group.id']}-lines"
+    create_topic(kafka_bootstrap, topic, 1)
+    source = tmp_path / "lines.txt"
+    source.write_text(lines(0, LINES), encoding="utf-8")
+    config = {
+        "name": "copy",
+        "connector.class": SOURCE,
+        "file": str(source),
+        "topic": topic,
+        "tasks.max": "1",
+        "batch.size": "100",
+        "exactly.once.support": "required",
+    }
+    workers: list[WorkerProcess] = []
+    orphans: list[int] = []  # the killed worker's Spark JVM, its Java task a zombie until the end
+    try:
+        workers.extend(_workers(tmp_path, props))
+        asker = workers[0]
+        # Validate asks the Java connector itself (Kafka's FileStreamSource: SUPPORTED with a file).
+        assert _errors(asker, config) == {}
+        assert _errors(asker, {**config, "file": ""}) == {"exactly.once.support": [EXACTLY_ONCE_UNSUPPORTED]}
+        refused = _errors(asker, {**config, "transaction.boundary": "connector"})
+        assert refused == {"transaction.boundary": [BOUNDARIES_UNSUPPORTED]}
+
+        created = asker.request("PUT", "/connectors/copy/config", config)
+        assert created.status_code == 201, created.text
+
+        def written() -> int:
+            return asyncio.run(end_offset(kafka_bootstrap, topic))
+
+        asker.wait_for(
+            "a third of the copy written",
+            lambda: written() >= LINES // 3 and running_on(asker, workers) is not None,
+            240,
+        )
+        victim = running_on(asker, workers)
+        assert victim is not None and victim.process is not None
+        at_kill = written()
+        assert at_kill < LINES, "the copy ended before the kill: nothing was cut short"
+        orphans.extend(descendants(victim.process.pid))
+        victim.process.send_signal(signal.SIGKILL)
+        victim.process.wait()
+        survivor = next(w for w in workers if w is not victim)
+        survivor.wait_for(
+            "the task RUNNING on the survivor", lambda: running_on(survivor, workers) is survivor, 120
+        )
+        seen = read_committed(kafka_bootstrap, topic, LINES)
+        values = [value.decode() for _key, value in seen if value is not None]
+        duplicates = len(values) - len(set(values))
+        print(
+            f"\n{LINES} lines, SIGKILL at end offset {at_kill}: {len(values)} read_committed, "
+            f"{duplicates} duplicates"
+        )
+        assert duplicates == 0, f"{duplicates} lines read twice"
+        assert values == [f"line {i}" for i in range(LINES)]
+
+        # The task's last committed offset, in the bytes Java Connect's worker writes.
+        offsets = read_committed(kafka_bootstrap, props["offset.storage.topic"])
+        key = offset_key("copy", {"filename": str(source)})
+        stored = [value for k, value in offsets if k == key]
+        assert stored, f"no offset of the task in {props['offset.storage.topic']}: {offsets[:3]}"
+        assert stored[-1] == offset_value({"position": source.stat().st_size})
+    finally:
+        for worker in workers:
+            if worker.process is not None and worker.process.poll() is None:
+                worker.stop()
+        for pid in orphans:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
