@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -112,8 +113,8 @@ final class SourceLoop {
               if (!send(producer, task, stages, record, keys, values, headers)) {
                 break; // stopped while its topic could not be checked: the rest is not sent either
               }
-              if (transactions != null && transactions.afterRecord(record)) {
-                task.commit();
+              if (transactions != null) {
+                endTransaction(task, () -> transactions.afterRecord(record));
               }
             }
           }
@@ -121,9 +122,8 @@ final class SourceLoop {
             throw sendError.get();
           }
           if (transactions != null) {
-            if (transactions.afterBatch(records != null && !records.isEmpty())) {
-              task.commit();
-            }
+            boolean polledSome = records != null && !records.isEmpty();
+            endTransaction(task, () -> transactions.afterBatch(polledSome));
           } else if (System.currentTimeMillis() >= nextFlush) {
             commit(producer, task);
             nextFlush = System.currentTimeMillis() + setup.flushIntervalMs();
@@ -282,6 +282,25 @@ final class SourceLoop {
       throw error;
     }
     taskMetrics.commit(started, true);
+  }
+
+  /**
+   * Ends the open transaction if its boundary says so: a commit is timed as Kafka's exactly-once
+   * task times it (the offset-commit metrics), then the task hears {@code commit()}.
+   */
+  private void endTransaction(SourceTask task, BooleanSupplier boundary) throws InterruptedException {
+    long started = System.nanoTime();
+    boolean committed;
+    try {
+      committed = boundary.getAsBoolean();
+    } catch (RuntimeException failed) {
+      taskMetrics.commit(started, false);
+      throw failed;
+    }
+    if (committed) {
+      taskMetrics.commit(started, true);
+      task.commit();
+    }
   }
 
   private void flushAndCommit(KafkaProducer<byte[], byte[]> producer, SourceTask task) throws Exception {
