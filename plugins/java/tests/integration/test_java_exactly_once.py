@@ -2,13 +2,14 @@
 
 Kafka's own FileStreamSource (``connect-file`` 4.3.1 from Maven Central, on ``plugin.path``; the
 Python FileStream plugin disabled so Kafka's class names reach the Java classes) copies a file of
-numbered lines on a distributed worker with ``exactly.once.source.support=enabled``, its task in a
-Spark task on the embedded local Spark. The worker is SIGKILLed mid-copy (its Spark JVM, which runs
-the Java task, is left running until the end, a zombie) and a new worker of the group takes over:
+numbered lines on two distributed workers with ``exactly.once.source.support=enabled``, its task in
+a Spark task on the embedded local Spark. The worker running it is SIGKILLed mid-copy (its Spark
+JVM, which runs the Java task, is left running until the end, a zombie) and the other takes over:
 its task's transactional producer (``<group.id>-<connector>-0``) fences the zombie's, and a
 ``read_committed`` consumer sees every line exactly once, in order. The offsets topic holds the
 task's offsets in Kafka's bytes (``kconnect.kafka.offset_records`` writes the same), committed with
-the records.
+the records. A second connector with ``transaction.boundary=interval`` and an offsets topic of its
+own copies a file too: each line once, in order, its offsets in its topic and copied to the worker's.
 
 Validate on that worker asks the Java connector the exactly-once questions: FileStreamSource answers
 SUPPORTED with a ``file`` (``exactly.once.support=required`` passes) and cannot define transaction
@@ -104,6 +105,35 @@ def _errors(worker: WorkerProcess, config: dict[str, str]) -> dict[str, list[str
     }
 
 
+def _interval_copy_with_its_own_offsets_topic(
+    worker: WorkerProcess, bootstrap: str, props: dict[str, str], folder: Path
+) -> None:
+    """``transaction.boundary=interval`` and an ``offsets.storage.topic`` of the connector's own: each
+    line once, in order; the task's offsets in both topics, in Kafka's bytes."""
+    topic, own = f"{props['group.id']}-interval", f"{props['group.id']}-own-offsets"
+    create_topic(bootstrap, topic, 1)
+    source = folder / "interval.txt"
+    source.write_text(lines(0, 2_000), encoding="utf-8")
+    config = {
+        "connector.class": SOURCE,
+        "file": str(source),
+        "topic": topic,
+        "batch.size": "100",
+        "transaction.boundary": "interval",
+        "transaction.boundary.interval.ms": "300",
+        "offsets.storage.topic": own,
+    }
+    created = worker.request("PUT", "/connectors/interval/config", config)
+    assert created.status_code == 201, created.text
+    values = [value.decode() for _key, value in read_committed(bootstrap, topic, 2_000) if value is not None]
+    assert values == [f"line {i}" for i in range(2_000)]
+    key = offset_key("interval", {"filename": str(source)})
+    last = offset_value({"position": source.stat().st_size})
+    for offsets_topic in (own, props["offset.storage.topic"]):
+        stored = [value for k, value in read_committed(bootstrap, offsets_topic) if k == key]
+        assert stored and stored[-1] == last, (offsets_topic, stored[-3:])
+
+
 @pytest.mark.timeout(600)
 def test_a_sigkilled_worker_s_java_source_task_delivers_every_line_exactly_once(
     tmp_path: Path, kafka_bootstrap: str, props: dict[str, str]
@@ -170,6 +200,8 @@ def test_a_sigkilled_worker_s_java_source_task_delivers_every_line_exactly_once(
         stored = [value for k, value in offsets if k == key]
         assert stored, f"no offset of the task in {props['offset.storage.topic']}: {offsets[:3]}"
         assert stored[-1] == offset_value({"position": source.stat().st_size})
+
+        _interval_copy_with_its_own_offsets_topic(survivor, kafka_bootstrap, props, tmp_path)
     finally:
         for worker in workers:
             if worker.process is not None and worker.process.poll() is None:
