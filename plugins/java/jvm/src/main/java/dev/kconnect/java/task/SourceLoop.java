@@ -187,9 +187,13 @@ final class SourceLoop {
       transactions.dispatched(polled);
     }
     producer.send(produced, (metadata, error) -> {
+      if (error != null && transactions != null) {
+        // As Kafka's exactly-once task: a failed send dooms its transaction, whose commit throws it
+        // (errors.tolerance cannot skip it); a record of a transaction the task aborted fails here too.
+        return;
+      }
       if (error != null) {
-        // A failed send dooms its transaction: errors.tolerance cannot skip it under exactly-once.
-        if (transactions != null || stages.operator.getErrorToleranceType() != ToleranceType.ALL) {
+        if (stages.operator.getErrorToleranceType() != ToleranceType.ALL) {
           sendError.compareAndSet(null, error);
           return;
         }
