@@ -30,6 +30,7 @@ from kconnect.herder.source_validation import BOUNDARIES_UNSUPPORTED, EXACTLY_ON
 from kconnect.kafka.offset_records import offset_key, offset_value
 from kconnect_testkit.plugin_jars import fetch_connect_file
 
+from plugins.java.tests.integration.plugin_folder import plugin_folder
 from tests.integration.harness import end_offset, lines
 from tests.integration.test_distributed import create_topic, group_props, wait_healthy
 from tests.integration.test_exactly_once_source import running_on
@@ -42,6 +43,9 @@ STRING = "org.apache.kafka.connect.storage.StringConverter"
 LINES = 20_000
 #: The Python FileStream plugin answers to Kafka's names: disabled, they name Kafka's Java classes.
 ENV = {"KCONNECT_DISABLE_PLUGINS": "file"}
+BOUNDARIES = "kconnect.test.BoundarySourceConnector"
+#: How many records BoundarySourceConnector's task writes: 10 a poll.
+RECORDS = 200
 
 
 async def _read_committed(bootstrap: str, topic: str, until: int) -> list[tuple[bytes | None, bytes | None]]:
@@ -72,8 +76,15 @@ def read_committed(bootstrap: str, topic: str, until: int = 0) -> list[tuple[byt
 
 
 @pytest.fixture(scope="module")
-def props(kafka_bootstrap: str) -> dict[str, str]:
-    """A fresh group with exactly-once source support, Kafka's connect-file jar on its plugin.path."""
+def props(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A fresh group with exactly-once source support; Kafka's connect-file jar and
+    ``BoundarySourceConnector`` on its plugin.path."""
+    boundaries = plugin_folder(
+        tmp_path_factory.mktemp("boundaries"),
+        "boundaries",
+        sorted((Path(__file__).parent / "transactions").glob("*.java")),
+        {"org.apache.kafka.connect.source.SourceConnector": BOUNDARIES},
+    )
     return group_props(
         kafka_bootstrap,
         "java-eos",
@@ -81,7 +92,7 @@ def props(kafka_bootstrap: str) -> dict[str, str]:
             "exactly.once.source.support": "enabled",
             "key.converter": STRING,
             "value.converter": STRING,
-            "plugin.path": str(fetch_connect_file("4.3.1")),
+            "plugin.path": f"{fetch_connect_file('4.3.1')},{boundaries}",
             "spark.master": "local[2]",
             "scheduled.rebalance.max.delay.ms": "1000",
         },
@@ -132,6 +143,34 @@ def _interval_copy_with_its_own_offsets_topic(
     for offsets_topic in (own, props["offset.storage.topic"]):
         stored = [value for k, value in read_committed(bootstrap, offsets_topic) if k == key]
         assert stored and stored[-1] == last, (offsets_topic, stored[-3:])
+
+
+def _connector_defined_transactions(worker: WorkerProcess, bootstrap: str, props: dict[str, str]) -> None:
+    """``transaction.boundary=connector``: BoundarySourceConnector's task commits after the fifth
+    record of each poll and then commits the rest, or aborts it every fifth poll from the third on
+    (Kafka's TransactionContext). A read_committed consumer sees the committed records in order and
+    none of the aborted ones; the task's last offset (the aborted records' too) is stored."""
+    topic = f"{props['group.id']}-boundaries"
+    create_topic(bootstrap, topic, 1)
+    config = {
+        "name": "boundaries",
+        "connector.class": BOUNDARIES,
+        "topic": topic,
+        "records": str(RECORDS),
+        "transaction.boundary": "connector",
+        "exactly.once.support": "required",
+    }
+    validated = worker.request("PUT", "/connector-plugins/BoundarySourceConnector/config/validate", config)
+    assert validated.json()["error_count"] == 0, validated.text
+    created = worker.request("PUT", "/connectors/boundaries/config", config)
+    assert created.status_code == 201, created.text
+    committed = [f"r{n}" for n in range(RECORDS) if not ((n // 10) % 5 == 2 and n % 10 >= 5)]
+    seen = read_committed(bootstrap, topic, len(committed))
+    values = [value.decode() for _key, value in seen if value is not None]
+    assert values == committed, (len(values), values[-3:], worker.status("boundaries"))
+    key = offset_key("boundaries", {"source": "boundaries"})
+    stored = [value for k, value in read_committed(bootstrap, props["offset.storage.topic"]) if k == key]
+    assert stored and stored[-1] == offset_value({"next": RECORDS}), stored[-3:]
 
 
 @pytest.mark.timeout(600)
@@ -202,6 +241,7 @@ def test_a_sigkilled_worker_s_java_source_task_delivers_every_line_exactly_once(
         assert stored[-1] == offset_value({"position": source.stat().st_size})
 
         _interval_copy_with_its_own_offsets_topic(survivor, kafka_bootstrap, props, tmp_path)
+        _connector_defined_transactions(survivor, kafka_bootstrap, props)
     finally:
         for worker in workers:
             if worker.process is not None and worker.process.poll() is None:
