@@ -49,8 +49,8 @@ RECORDS = 200
 
 
 async def _read_committed(bootstrap: str, topic: str, until: int) -> list[tuple[bytes | None, bytes | None]]:
-    """Every (key, value) of `topic` a ``read_committed`` consumer sees, in order, up to the end
-    offsets, or until `until` values arrived and nothing more came for a few seconds."""
+    """Every (key, value) of `topic` a ``read_committed`` consumer sees, each partition in order: once
+    `until` values arrived, up to the partitions' last stable offsets; at most 2 minutes with none."""
     consumer = AIOKafkaConsumer(
         topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", isolation_level="read_committed"
     )
@@ -58,13 +58,16 @@ async def _read_committed(bootstrap: str, topic: str, until: int) -> list[tuple[
     seen: list[tuple[bytes | None, bytes | None]] = []
     quiet = 0
     try:
-        while quiet < 6 or len(seen) < until:
+        while quiet <= 240:
             batch = await consumer.getmany(timeout_ms=500, max_records=50_000)
             got = [(m.key, m.value) for part in sorted(batch) for m in batch[part]]
             seen.extend(got)
             quiet = 0 if got else quiet + 1
-            if quiet > 240:
-                break
+            assigned = list(consumer.assignment())
+            if len(seen) >= until and assigned:
+                ends = await consumer.end_offsets(assigned)
+                if all([await consumer.position(part) >= ends[part] for part in assigned]):
+                    break
         return seen
     finally:
         await consumer.stop()
