@@ -9,6 +9,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Java host's connection to the worker (kconnect_spark.control_server's host side): {@code host}
@@ -17,6 +19,7 @@ import java.util.concurrent.LinkedBlockingQueue;
  * kill interrupts it (a socket read would not notice).
  */
 final class HostConnection implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(HostConnection.class);
   private static final JsonNode END = ControlChannel.JSON.createObjectNode().put("type", "end");
 
   private final Socket socket;
@@ -68,7 +71,7 @@ final class HostConnection implements AutoCloseable {
         messages.add(ControlChannel.JSON.readTree(line));
       }
     } catch (IOException lost) {
-      System.err.println("kconnect: a Java host's connection to the worker was lost: " + lost);
+      LOG.warn("A Java host's connection to the worker was lost; its tasks stop with their own: {}", lost.toString());
     } finally {
       messages.add(END);
     }
