@@ -2,7 +2,8 @@
 
 The fixtures (a real Kafka broker, schema registry, HDFS, S3, Spark, workers) and the hook that fails a
 skip under CI live in `tests.harness` and `tests.integration.harness`; registering them here, at the
-checkout's root, makes them reach the plugins' folders too.
+checkout's root, makes them reach the plugins' folders too. `tests.module_order` starts the slowest
+test modules first.
 """
 
-pytest_plugins = ["tests.harness", "tests.integration.harness"]
+pytest_plugins = ["tests.harness", "tests.integration.harness", "tests.module_order"]
