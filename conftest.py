@@ -2,8 +2,7 @@
 
 The fixtures (a real Kafka broker, schema registry, HDFS, S3, Spark, workers) and the hook that fails a
 skip under CI live in `tests.harness` and `tests.integration.harness`; registering them here, at the
-checkout's root, makes them reach the plugins' folders too. `tests.module_order` starts the slowest
-test modules first.
+checkout's root, makes them reach the plugins' folders too.
 """
 
-pytest_plugins = ["tests.harness", "tests.integration.harness", "tests.module_order"]
+pytest_plugins = ["tests.harness", "tests.integration.harness"]
