@@ -206,6 +206,28 @@ def medians(results: dict[str, Any]) -> dict[str, dict[str, float]]:
     }
 
 
+def chart(results: dict[str, Any], path: Path) -> None:
+    """Bars of each engine's warm requests/s and p99 per endpoint, with the rounds' spread."""
+    from report import bar_chart, summarize
+
+    endpoints = {
+        "GET /connectors/{name}/status": ("status_rps", "status_p99_ms"),
+        "GET /connectors": ("connectors_rps", "connectors_p99_ms"),
+    }
+    raw = {
+        endpoint: {
+            engine: {"rps": figures[rps], "p99_ms": figures[p99]} for engine, figures in results.items()
+        }
+        for endpoint, (rps, p99) in endpoints.items()
+    }
+    bar_chart(
+        summarize(raw),
+        [("rps", "requests/s, warm (higher is better)"), ("p99_ms", "p99 latency, ms (lower is better)")],
+        "REST reads, 50 clients (wrk) after 20 s of warm-up",
+        path,
+    )
+
+
 def _progress(message: str) -> None:
     print(message, flush=True)
 
@@ -223,6 +245,7 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=20, help="seconds of load before each (default 20)")
     parser.add_argument("--connections", type=int, default=50, help="wrk connections (default 50)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "control_plane.json")
+    parser.add_argument("--chart", type=Path, help="also draw the warm REST figures into this PNG")
     args = parser.parse_args()
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     if unknown := set(engines) - set(ENGINES):
@@ -249,6 +272,9 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report["medians"], indent=2))
+    if args.chart:
+        chart(results, args.chart)
+        _progress(f"drew {args.chart}")
     _progress(f"wrote {args.out}")
     return 0
 
