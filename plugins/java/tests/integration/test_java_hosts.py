@@ -88,6 +88,7 @@ def test_four_java_tasks_share_two_spark_tasks_and_each_record_arrives_once(
     assert worker.request("PUT", f"/connectors/{name}/stop").status_code == 204
     worker.wait_for("it to be STOPPED", lambda: worker.status(name)["connector"]["state"] == "STOPPED")
     worker.wait_for("its hosts to close", lambda: _hosts(worker, name) == [])
+    assert "connection to the worker was lost" not in worker.log_tail(400)  # a host closed as asked
     assert worker.request("PUT", f"/connectors/{name}/resume").status_code == 202
     worker.wait_for_state(name, "RUNNING", tasks=4, fail_fast=True)
     assert len(_hosts(worker, name)) < 4

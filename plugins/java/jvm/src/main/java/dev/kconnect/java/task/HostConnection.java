@@ -71,6 +71,9 @@ final class HostConnection implements AutoCloseable {
         messages.add(ControlChannel.JSON.readTree(line));
       }
     } catch (IOException lost) {
+      if (socket.isClosed()) {
+        return; // this host closed it (close()), after its tasks ended: not a loss
+      }
       LOG.warn("A Java host's connection to the worker was lost; its tasks stop with their own: {}", lost.toString());
     } finally {
       messages.add(END);
