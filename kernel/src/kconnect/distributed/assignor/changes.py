@@ -73,7 +73,7 @@ class Changes:
         members run what it assigned; none when the group forms (nothing assigned or running).
         """
         if not previous and not active:
-            return cls(NO_KEYS, EMPTY, configured.config.work(), all_running=True, all_created=True)
+            return cls(NO_KEYS, EMPTY, configured.work(), all_running=True, all_created=True)
         if configured_only:
             deleted = NO_KEYS
         else:

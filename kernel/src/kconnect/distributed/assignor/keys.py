@@ -104,8 +104,10 @@ NO_KEYS = Keys(frozenset(), frozenset())
 
 
 def concat(works: Iterable[ConnectorsAndTasks]) -> ConnectorsAndTasks:
-    """Works known to be disjoint, one after the other."""
-    works = list(works)
+    """Works known to be disjoint, one after the other (the one work itself when the others are empty)."""
+    works = [w for w in works if not w.is_empty()]
+    if len(works) <= 1:
+        return works[0] if works else EMPTY
     return ConnectorsAndTasks(
         tuple(chain.from_iterable(w.connectors for w in works)),
         tuple(chain.from_iterable(w.tasks for w in works)),

@@ -39,8 +39,10 @@ class WorkerLoad:
         """Everything the worker runs after the round."""
         return ConnectorsAndTasks(tuple(self.connectors), tuple(self.tasks))
 
-    def added(self) -> ConnectorsAndTasks:
-        """What the worker is told to start."""
+    def added(self, work: ConnectorsAndTasks) -> ConnectorsAndTasks:
+        """What the worker is told to start; `work` is its `work()`, which it is when it kept nothing."""
+        if self.kept_connectors == 0 and self.kept_tasks == 0:
+            return work
         return ConnectorsAndTasks(
             tuple(self.connectors[self.kept_connectors :]), tuple(self.tasks[self.kept_tasks :])
         )

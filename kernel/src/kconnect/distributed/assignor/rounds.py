@@ -208,7 +208,7 @@ def _cooperative(
     assign_round_robin(loads, to_assign.tasks, lambda load: load.tasks)
 
     owners = {load.worker: load.work() for load in loads}
-    added = {load.worker: load.added() for load in loads}
+    added = {load.worker: load.added(owners[load.worker]) for load in loads}
     revoked = {m: work for m, work in to_revoke.items() if not work.is_empty()}
     all_revoked = union(revoked.values())
     if changes.all_created:
@@ -247,9 +247,13 @@ def _assignment_keys(ran: Keys, revoked: ConnectorsAndTasks, added: Keys, held: 
     duplicate from every worker running it) and what they were added; held lost work comes after.
     `ran` is what runs, or the previous assignment's keys when they are the same: kept, as they are
     when nothing changed, they spare the collector a new set of 100,000 keys after every round.
+    Likewise `added` when nothing ran (the group forms: the configured work's keys).
     """
-    if revoked.is_empty() and not added and held.is_empty():
-        return ran
+    if revoked.is_empty() and held.is_empty():
+        if not added:
+            return ran
+        if not ran:
+            return added
     connectors, tasks = set(ran.connectors), set(ran.tasks)
     connectors.difference_update(revoked.connectors)
     tasks.difference_update(map(task_key, revoked.tasks))

@@ -27,9 +27,17 @@ class ConfiguredWork:
 
     def work(self) -> ConnectorsAndTasks:
         """Every configured connector and task, sorted."""
-        connectors = sorted(self.task_counts)
-        tasks = task_ids([(c, i) for c in connectors for i in range(self.task_counts[c])])
-        return ConnectorsAndTasks(tuple(connectors), tasks)
+        connectors, keys = sorted_keys(self.task_counts)
+        return ConnectorsAndTasks(tuple(connectors), task_ids(keys))
+
+
+def sorted_keys(counts: Mapping[str, int]) -> tuple[list[str], list[TaskKey]]:
+    """The connectors of `counts`, sorted, and the keys of their tasks in that order."""
+    connectors = sorted(counts)
+    sizes = list(map(counts.__getitem__, connectors))
+    # zip builds the tuples in C: a generator would run a Python step per task.
+    names = chain.from_iterable(map(repeat, connectors, sizes))
+    return connectors, list(zip(names, chain.from_iterable(map(range, sizes)), strict=True))
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,18 @@ class ConfiguredKeys:
         # zip builds the tuples in C: a generator would run a Python step per task.
         names = chain.from_iterable(map(repeat, counts.keys(), counts.values()))
         return frozenset(zip(names, chain.from_iterable(map(range, counts.values())), strict=True))
+
+    def work(self) -> ConnectorsAndTasks:
+        """Every configured connector and task, sorted, as the config's `work()`.
+
+        The round in which the group forms hands out all of it, then needs `tasks`: the keys the
+        ids are built from become `tasks` when it was not built yet, rather than a second tuple
+        per task.
+        """
+        connectors, keys = sorted_keys(self.config.task_counts)
+        if "tasks" not in self.__dict__:
+            self.__dict__["tasks"] = frozenset(keys)  # what the cached property would store
+        return ConnectorsAndTasks(tuple(connectors), task_ids(keys))
 
 
 @dataclass(frozen=True)
