@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from kconnect.records import SourceRecord
+from kconnect.records import Headers, SourceRecord
 from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
 from kconnect.runtime.task_plugins import TaskPlugins
 
@@ -37,21 +37,40 @@ class SourceRecordPreparer:
             return self._recover(failed, original)
 
     def prepare_all(self, records: list[SourceRecord]) -> list[Prepared | None]:
-        """`prepare` of each record, in order, in one call per record where nothing transforms them.
+        """`prepare` of each record, in order, converted inside the loop where nothing transforms them.
 
         A poll is up to thousands of records, and `prepare`'s three calls per record were a tenth
         of a source's CPU per record; a record that fails a step goes through `prepare`'s error
         handling as if `prepare` had been called for it.
         """
-        if self._plugins.transforms:
+        plugins = self._plugins
+        if plugins.transforms:
             return [self.prepare(record) for record in records]
-        convert = self._convert
+        # `_convert` inlined, its converters looked up once per poll: a call and four attribute
+        # lookups per record were 8 % of a source's instructions per record.
+        key_of = plugins.key_converter.from_connect_data
+        value_of = plugins.value_converter.from_connect_data
         prepared: list[Prepared | None] = []
+        append = prepared.append
         for record in records:
+            topic, headers = record.topic, record.headers
             try:
-                prepared.append((record, *convert(record)))
-            except StageError as failed:
-                prepared.append(self._recover(failed, record))
+                key = key_of(topic, record.key_schema, record.key, headers)
+            except Exception as exc:
+                append(self._recover(self._failed(Stage.KEY_CONVERTER, exc), record))
+                continue
+            try:
+                value = value_of(topic, record.value_schema, record.value, headers)
+            except Exception as exc:
+                append(self._recover(self._failed(Stage.VALUE_CONVERTER, exc), record))
+                continue
+            if len(headers):
+                try:
+                    append((record, key, value, self._wire_headers(topic, headers)))
+                except StageError as failed:
+                    append(self._recover(failed, record))
+            else:
+                append((record, key, value, []))
         return prepared
 
     def _recover(self, failed: StageError, original: SourceRecord) -> Prepared | None:
@@ -70,22 +89,32 @@ class SourceRecordPreparer:
         topic = record.topic
         headers = record.headers
         plugins = self._plugins
-        stage = Stage.KEY_CONVERTER
         try:
             key = plugins.key_converter.from_connect_data(topic, record.key_schema, record.key, headers)
-            stage = Stage.VALUE_CONVERTER
+        except Exception as exc:
+            raise self._failed(Stage.KEY_CONVERTER, exc) from exc
+        try:
             value = plugins.value_converter.from_connect_data(
                 topic, record.value_schema, record.value, headers
             )
-            wire_headers: list[tuple[str, bytes]] = []
-            if len(headers):
-                stage = Stage.HEADER_CONVERTER
-                convert = plugins.header_converter.from_connect_header
-                wire_headers = [(h.key, convert(topic, h.key, h.schema, h.value) or b"") for h in headers]
         except Exception as exc:
-            converter = {
-                Stage.KEY_CONVERTER: plugins.key_converter,
-                Stage.VALUE_CONVERTER: plugins.value_converter,
-            }.get(stage, plugins.header_converter)
-            raise StageError(stage, class_name(converter), exc) from exc
-        return key, value, wire_headers
+            raise self._failed(Stage.VALUE_CONVERTER, exc) from exc
+        return key, value, self._wire_headers(topic, headers) if len(headers) else []
+
+    def _wire_headers(self, topic: str, headers: Headers) -> list[tuple[str, bytes]]:
+        """`headers` through the header converter; a failure raises the header stage's StageError."""
+        convert = self._plugins.header_converter.from_connect_header
+        try:
+            return [(h.key, convert(topic, h.key, h.schema, h.value) or b"") for h in headers]
+        except Exception as exc:
+            raise self._failed(Stage.HEADER_CONVERTER, exc) from exc
+
+    def _failed(self, stage: Stage, exc: Exception) -> StageError:
+        """The StageError of `exc` raised by `stage`'s converter (its cause is `exc`)."""
+        converter = {
+            Stage.KEY_CONVERTER: self._plugins.key_converter,
+            Stage.VALUE_CONVERTER: self._plugins.value_converter,
+        }.get(stage, self._plugins.header_converter)
+        failed = StageError(stage, class_name(converter), exc)
+        failed.__cause__ = exc
+        return failed
