@@ -12,21 +12,50 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 
-from kconnect.frozen_init import fast_init
 
+class ConnectorTaskId(tuple[str, int]):
+    """One task of one connector: ``(connector, task)``, ordered by connector then task number.
 
-@fast_init
-@dataclass(frozen=True, order=True, slots=True)
-class ConnectorTaskId:
-    """One task of one connector: ``(connector, task)``, ordered by connector then task number."""
+    A tuple underneath: it equals, hashes and orders as the tuple ``(connector, task)``, and
+    building, hashing and comparing one runs in C. The leader's assignor builds, hashes and
+    compares one per task of the cluster in a round while the group waits (issue 24); a frozen
+    dataclass ran Python code for each. Immutable like one (its fields cannot be set), printed and
+    pickled as before.
+    """
 
-    connector: str
-    task: int
+    __slots__ = ()
+    __match_args__ = ("connector", "task")
+
+    def __new__(cls, connector: str, task: int) -> ConnectorTaskId:
+        """The id of task number `task` of `connector`."""
+        return tuple.__new__(cls, (connector, task))
+
+    if TYPE_CHECKING:
+
+        @property
+        def connector(self) -> str:
+            """The connector's name."""
+
+        @property
+        def task(self) -> int:
+            """The task's number, from 0."""
+
+    else:
+        # Getters in C, as namedtuple's (a Python property would run a frame per access).
+        connector = property(itemgetter(0), doc="The connector's name.")
+        task = property(itemgetter(1), doc="The task's number, from 0.")
+
+    def __getnewargs__(self) -> tuple[str, int]:  # type: ignore[override]
+        return (self[0], self[1])
+
+    def __repr__(self) -> str:
+        return f"ConnectorTaskId(connector={self[0]!r}, task={self[1]!r})"
 
     def __str__(self) -> str:
-        return f"{self.connector}-{self.task}"
+        return f"{self[0]}-{self[1]}"
 
 
 class TargetState(str, Enum):

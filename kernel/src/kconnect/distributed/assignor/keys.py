@@ -7,12 +7,11 @@ as ConnectorTaskId's own order, and builds ConnectorTaskIds only for what it han
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import chain, repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.model import ConnectorTaskId
@@ -32,21 +31,13 @@ def task_keys(tasks: Iterable[ConnectorTaskId]) -> list[TaskKey]:
 def task_ids(keys: Iterable[TaskKey]) -> tuple[ConnectorTaskId, ...]:
     """ConnectorTaskIds of `keys`, in their order.
 
-    Each is what ``ConnectorTaskId(connector, task)`` builds, its two slots set, but in passes that
-    run in C: calling the frozen dataclass, whose ``__init__`` sets each slot through
-    ``object.__setattr__``, takes several times as long, and the round in which a group forms builds
-    an id for every configured task (tests/unit/kconnect/distributed/test_assignor_keys.py checks
-    the ids are the dataclass's own).
+    Each is what ``ConnectorTaskId(connector, task)`` builds, built in C (``tuple.__new__``) without
+    a Python call per id: the round in which a group forms builds one for every configured task.
     """
-    keys = keys if isinstance(keys, list) else list(keys)
-    ids = list(map(object.__new__, repeat(ConnectorTaskId, len(keys))))
-    deque(map(_SET_CONNECTOR, ids, map(itemgetter(0), keys)), maxlen=0)
-    deque(map(_SET_TASK, ids, map(itemgetter(1), keys)), maxlen=0)
-    return tuple(ids)
+    return tuple(map(_NEW_ID, repeat(ConnectorTaskId), keys))
 
 
-_SET_CONNECTOR: Callable[[ConnectorTaskId, str], None] = vars(ConnectorTaskId)["connector"].__set__
-_SET_TASK: Callable[[ConnectorTaskId, int], None] = vars(ConnectorTaskId)["task"].__set__
+_NEW_ID: Callable[[type[ConnectorTaskId], TaskKey], ConnectorTaskId] = tuple.__new__
 
 
 @dataclass(frozen=True)
