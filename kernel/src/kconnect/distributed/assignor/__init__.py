@@ -31,8 +31,8 @@ Modules, one job each: `rounds` (`assign`, one round, eager or cooperative), `ch
 members run and what changed since the last round), `loads` (each worker's load, Kafka's balancing
 and round-robin), `lost` (a departed worker's work: held, given back, handed out), `state` (the
 configured work, and what the leader remembers between rounds, with the configured work's keys
-cached until the config changes) and `keys` (connectors and tasks as sets of keys, so a round
-never hashes a ConnectorTaskId).
+cached until the config changes) and `keys` (connectors and tasks as sets, and ids built in
+bulk).
 """
 
 from .rounds import RoundResult, assign

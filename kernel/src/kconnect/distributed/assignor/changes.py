@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 
-from .keys import NO_KEYS, Keys, TaskKey, task_ids, task_keys
+from .keys import NO_KEYS, Keys, task_ids
 from .state import ConfiguredKeys
 
 T = TypeVar("T")
@@ -18,24 +18,22 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Running:
-    """What the members run, by key: each member's task keys, everything, what runs on more than one."""
+    """What the members run: everything, and what runs on more than one member."""
 
-    task_keys: Mapping[str, list[TaskKey]]
-    """Each member's task keys in its order, built once per round for every later test."""
     active: Keys
     duplicated: Keys
 
     @classmethod
     def of(cls, running: Mapping[str, ConnectorsAndTasks]) -> Running:
         """From each member's reported work."""
-        keys = {m: task_keys(work.tasks) for m, work in running.items()}
         connectors = list(chain.from_iterable(w.connectors for w in running.values()))
-        active = Keys(set(connectors), set(chain.from_iterable(keys.values())))
+        tasks = list(chain.from_iterable(w.tasks for w in running.values()))
+        active = Keys(set(connectors), set(tasks))
         duplicated = Keys(
             _repeated(connectors, len(connectors), active.connectors),
-            _repeated(chain.from_iterable(keys.values()), sum(map(len, keys.values())), active.tasks),
+            _repeated(tasks, len(tasks), active.tasks),
         )
-        return cls(keys, active, duplicated)
+        return cls(active, duplicated)
 
 
 def _repeated(items: Iterable[T], count: int, distinct: AbstractSet[T]) -> set[T]:

@@ -1,31 +1,22 @@
-"""Connectors and tasks as sets of keys: what a round compares, without hashing ConnectorTaskIds.
+"""Connectors and tasks as sets: what a round compares, each set built in one pass in C.
 
-A ConnectorTaskId is a frozen dataclass, so hashing or building one runs Python code. A round that
-compares 100,000 tasks compares their ``(connector, task)`` tuples instead, hashed and ordered in C
-as ConnectorTaskId's own order, and builds ConnectorTaskIds only for what it hands out anew.
+A ConnectorTaskId is a ``(connector, task)`` tuple, hashed, compared and ordered in C, so a round
+that compares 100,000 tasks puts the ids themselves in sets, and builds ids in bulk only for what
+it hands out anew.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from itertools import chain, repeat
-from operator import attrgetter
+from itertools import chain, filterfalse, repeat
 
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.model import ConnectorTaskId
 
 TaskKey = tuple[str, int]
-"""A task as ``(connector, task)``."""
-
-task_key: Callable[[ConnectorTaskId], TaskKey] = attrgetter("connector", "task")
-"""The key of one task."""
-
-
-def task_keys(tasks: Iterable[ConnectorTaskId]) -> list[TaskKey]:
-    """The keys of `tasks`, in their order."""
-    return list(map(task_key, tasks))
+"""A task as ``(connector, task)``: a ConnectorTaskId is one, and equals and hashes as the plain pair."""
 
 
 def task_ids(keys: Iterable[TaskKey]) -> tuple[ConnectorTaskId, ...]:
@@ -42,15 +33,15 @@ _NEW_ID: Callable[[type[ConnectorTaskId], TaskKey], ConnectorTaskId] = tuple.__n
 
 @dataclass(frozen=True)
 class Keys:
-    """A set of connectors and tasks by key, for membership tests that do not hash ConnectorTaskIds."""
+    """A set of connectors and tasks, for membership tests."""
 
     connectors: AbstractSet[str]
-    tasks: AbstractSet[TaskKey]
+    tasks: AbstractSet[ConnectorTaskId]
 
     @classmethod
     def of(cls, work: ConnectorsAndTasks) -> Keys:
-        """The keys of `work`."""
-        return cls(frozenset(work.connectors), frozenset(map(task_key, work.tasks)))
+        """The set of `work`."""
+        return cls(frozenset(work.connectors), frozenset(work.tasks))
 
     def __bool__(self) -> bool:
         return bool(self.connectors or self.tasks)
@@ -63,31 +54,27 @@ class Keys:
         """What this set or `other` holds."""
         return Keys(self.connectors | other.connectors, self.tasks | other.tasks)
 
-    def within(self, work: ConnectorsAndTasks, keys: Sequence[TaskKey] | None = None) -> ConnectorsAndTasks:
-        """What of `work` is in this set, in `work`'s order; `keys` are its tasks' keys when known."""
+    def within(self, work: ConnectorsAndTasks) -> ConnectorsAndTasks:
+        """What of `work` is in this set, in `work`'s order."""
         if not self:
             return EMPTY
-        keep_c, keep_t = self.connectors, self.tasks
-        keys = task_keys(work.tasks) if keys is None else keys
         return ConnectorsAndTasks(
-            tuple(c for c in work.connectors if c in keep_c),
-            tuple(t for t, key in zip(work.tasks, keys, strict=True) if key in keep_t),
+            tuple(filter(self.connectors.__contains__, work.connectors)),
+            tuple(filter(self.tasks.__contains__, work.tasks)),
         )
 
-    def outside(self, work: ConnectorsAndTasks, keys: Sequence[TaskKey] | None = None) -> ConnectorsAndTasks:
-        """What of `work` is not in this set, in `work`'s order; `keys` are its tasks' keys when known."""
+    def outside(self, work: ConnectorsAndTasks) -> ConnectorsAndTasks:
+        """What of `work` is not in this set, in `work`'s order."""
         if not self:
             return work
-        gone_c, gone_t = self.connectors, self.tasks
-        keys = task_keys(work.tasks) if keys is None else keys
         return ConnectorsAndTasks(
-            tuple(c for c in work.connectors if c not in gone_c),
-            tuple(t for t, key in zip(work.tasks, keys, strict=True) if key not in gone_t),
+            tuple(filterfalse(self.connectors.__contains__, work.connectors)),
+            tuple(filterfalse(self.tasks.__contains__, work.tasks)),
         )
 
     def sorted(self) -> ConnectorsAndTasks:
         """This set as ConnectorsAndTasks, sorted."""
-        return ConnectorsAndTasks(tuple(sorted(self.connectors)), task_ids(sorted(self.tasks)))
+        return ConnectorsAndTasks(tuple(sorted(self.connectors)), tuple(sorted(self.tasks)))
 
 
 NO_KEYS = Keys(frozenset(), frozenset())
@@ -107,10 +94,8 @@ def concat(works: Iterable[ConnectorsAndTasks]) -> ConnectorsAndTasks:
 
 def union(works: Iterable[ConnectorsAndTasks]) -> ConnectorsAndTasks:
     """Works one after the other, each item once where first seen (a fold of `plus`, in one pass)."""
-    connectors: dict[str, None] = {}
-    tasks: dict[TaskKey, ConnectorTaskId] = {}
-    for work in works:
-        connectors.update(dict.fromkeys(work.connectors))
-        for task in work.tasks:
-            tasks.setdefault(task_key(task), task)
-    return ConnectorsAndTasks(tuple(connectors), tuple(tasks.values()))
+    works = list(works)
+    return ConnectorsAndTasks(
+        tuple(dict.fromkeys(chain.from_iterable(w.connectors for w in works))),
+        tuple(dict.fromkeys(chain.from_iterable(w.tasks for w in works))),
+    )

@@ -20,7 +20,7 @@ from kconnect.distributed.protocol import (
 from kconnect.model import ConnectorTaskId
 
 from .changes import Changes, Running
-from .keys import NO_KEYS, Keys, concat, task_key, union
+from .keys import NO_KEYS, Keys, concat, union
 from .loads import WorkerLoad, assign_round_robin, balancing_revocations
 from .lost import LostWork, give_back, urls_after
 from .state import AssignedKeys, AssignorState, ConfiguredKeys, ConfiguredWork
@@ -87,7 +87,7 @@ def assign(
 def _collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector for one round, when it is on.
 
-    A round at 110,000 connectors and tasks allocates a key per task (and an id per task in the
+    A round at 110,000 connectors and tasks builds sets and tuples of every task (and an id per task in the
     round a group forms): the collector would run some 150 times in it, and up to twice over the
     whole heap, while the group waits, to find nothing, since a round makes no reference cycles.
     What it would have looked at is collected after the round, as usual.
@@ -150,8 +150,8 @@ def _cooperative(
     """Kafka's performTaskAssignment: (added per member, revoked per member, owners after, next state).
 
     Every step is a pass over the work or a set operation, so a round takes time linear in the
-    connectors and tasks (issue 24); ConnectorTaskIds are compared by key, never hashed, and the
-    configured work's keys are built only when the config changed.
+    connectors and tasks (issue 24); ConnectorTaskIds, tuples, are hashed and compared in C, and
+    the configured work's set is built only when the config changed.
     """
     configured_keys = ConfiguredKeys.of(configured, state.configured_keys)
     now_running = Running.of(running)
@@ -164,7 +164,7 @@ def _cooperative(
         previous = NO_KEYS
     revocation = state.previous_revocation
     if not active.connectors.isdisjoint(revocation.connectors) or not active.tasks.isdisjoint(
-        map(task_key, revocation.tasks)
+        revocation.tasks
     ):
         previous = active  # a revocation did not take effect; start again from what runs
         configured_only = False
@@ -172,12 +172,10 @@ def _cooperative(
     deleted = changes.deleted
     duplicated_only = duplicated.minus(deleted)
     stopping = deleted.plus(duplicated)
-    keys = now_running.task_keys
     to_revoke = {
-        m: concat((deleted.within(work, keys[m]), duplicated_only.within(work, keys[m])))
-        for m, work in running.items()
+        m: concat((deleted.within(work), duplicated_only.within(work))) for m, work in running.items()
     }
-    loads = [WorkerLoad(m, urls[m], stopping.outside(work, keys[m])) for m, work in running.items()]
+    loads = [WorkerLoad(m, urls[m], stopping.outside(work)) for m, work in running.items()]
 
     lost = give_back(changes.lost, loads, state)
     lost_state = LostWork(state, now_ms, max_delay_ms)
@@ -217,7 +215,7 @@ def _cooperative(
     else:
         added_keys = Keys(
             set(chain.from_iterable(w.connectors for w in added.values())),
-            set(map(task_key, chain.from_iterable(w.tasks for w in added.values()))),
+            set(chain.from_iterable(w.tasks for w in added.values())),
         )
     # Owners are disjoint and hold nothing revoked; lost work still held is remembered after them.
     held = added_keys.outside(lost) if not lost.is_empty() else lost
@@ -256,9 +254,9 @@ def _assignment_keys(ran: Keys, revoked: ConnectorsAndTasks, added: Keys, held: 
             return added
     connectors, tasks = set(ran.connectors), set(ran.tasks)
     connectors.difference_update(revoked.connectors)
-    tasks.difference_update(map(task_key, revoked.tasks))
+    tasks.difference_update(revoked.tasks)
     connectors.update(added.connectors, held.connectors)
-    tasks.update(added.tasks, map(task_key, held.tasks))
+    tasks.update(added.tasks, held.tasks)
     return Keys(connectors, tasks)
 
 

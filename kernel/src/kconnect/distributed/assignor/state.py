@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain, repeat
 
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
+from kconnect.model import ConnectorTaskId
 from kconnect.storage.base import ClusterConfigState
 
-from .keys import Keys, TaskKey, task_ids
+from .keys import Keys, task_ids
 
 
 @dataclass(frozen=True)
@@ -27,17 +28,22 @@ class ConfiguredWork:
 
     def work(self) -> ConnectorsAndTasks:
         """Every configured connector and task, sorted."""
-        connectors, keys = sorted_keys(self.task_counts)
-        return ConnectorsAndTasks(tuple(connectors), task_ids(keys))
+        return sorted_work(self.task_counts)
 
 
-def sorted_keys(counts: Mapping[str, int]) -> tuple[list[str], list[TaskKey]]:
-    """The connectors of `counts`, sorted, and the keys of their tasks in that order."""
+def sorted_work(counts: Mapping[str, int]) -> ConnectorsAndTasks:
+    """The connectors of `counts` and their tasks, sorted."""
     connectors = sorted(counts)
     sizes = list(map(counts.__getitem__, connectors))
-    # zip builds the tuples in C: a generator would run a Python step per task.
+    return ConnectorsAndTasks(tuple(connectors), _ids(connectors, sizes))
+
+
+def _ids(connectors: Iterable[str], sizes: Iterable[int]) -> tuple[ConnectorTaskId, ...]:
+    """The ids of tasks 0 to size - 1 of each connector, in order."""
+    sizes = list(sizes)
+    # zip builds the pairs in C: a generator would run a Python step per task.
     names = chain.from_iterable(map(repeat, connectors, sizes))
-    return connectors, list(zip(names, chain.from_iterable(map(range, sizes)), strict=True))
+    return task_ids(zip(names, chain.from_iterable(map(range, sizes)), strict=True))
 
 
 @dataclass(frozen=True)
@@ -61,24 +67,21 @@ class ConfiguredKeys:
         return cls(ConfiguredWork(configured.offset, counts), frozenset(counts))
 
     @cached_property
-    def tasks(self) -> frozenset[TaskKey]:
-        """Every configured task's key: a tuple per task, built by the first round that compares them."""
+    def tasks(self) -> frozenset[ConnectorTaskId]:
+        """Every configured task: an id per task, built by the first round that compares them."""
         counts = self.config.task_counts
-        # zip builds the tuples in C: a generator would run a Python step per task.
-        names = chain.from_iterable(map(repeat, counts.keys(), counts.values()))
-        return frozenset(zip(names, chain.from_iterable(map(range, counts.values())), strict=True))
+        return frozenset(_ids(counts.keys(), counts.values()))
 
     def work(self) -> ConnectorsAndTasks:
         """Every configured connector and task, sorted, as the config's `work()`.
 
-        The round in which the group forms hands out all of it, then needs `tasks`: the keys the
-        ids are built from become `tasks` when it was not built yet, rather than a second tuple
-        per task.
+        The round in which the group forms hands out all of it, then needs `tasks`: the ids it
+        hands out become `tasks` when it was not built yet, rather than a second id per task.
         """
-        connectors, keys = sorted_keys(self.config.task_counts)
+        work = sorted_work(self.config.task_counts)
         if "tasks" not in self.__dict__:
-            self.__dict__["tasks"] = frozenset(keys)  # what the cached property would store
-        return ConnectorsAndTasks(tuple(connectors), task_ids(keys))
+            self.__dict__["tasks"] = frozenset(work.tasks)  # what the cached property would store
+        return work
 
 
 @dataclass(frozen=True)
