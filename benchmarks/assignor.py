@@ -40,13 +40,14 @@ import tempfile
 import time
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from kconnect.distributed import assignor as current_assignor
 from kconnect.distributed.assignor import AssignorState, ConfiguredWork, RoundResult
 from kconnect.distributed.protocol import EMPTY, Assignment, ConnectorsAndTasks, WorkerState
+from kconnect.model import ConnectorTaskId
 from run_all import measured_commit
 
 HERE = Path(__file__).resolve().parent
@@ -56,14 +57,74 @@ GOAL_MS = 100.0
 EVENTS = ("form", "join", "leave", "delay over", "return after the delay", "new empty worker")
 
 Assign = Callable[..., RoundResult]
+Answers = Callable[[RoundResult], RoundResult]
+"""What makes an assignor's answer comparable with the current one's."""
 
 
-def reference_assignor(revision: str) -> Assign:
+def reference_assignor(revision: str) -> tuple[Assign, Answers]:
     """`assign` of kconnect.distributed.assignor as it was at git `revision`.
 
     Before issue 24's split it is one module, ``assignor.py``; since, a package whose modules import
-    each other relatively, so the revision's package loads whole under its own name.
+    each other relatively, so the revision's package loads whole under its own name. Before
+    ConnectorTaskId became a tuple (ce3986a) the revision's assignor builds ids of its own
+    dataclass: it loads with the revision's ``kconnect.model``, and the second function returned
+    gives its answers in today's ids (applied outside the timing), to compare with the current
+    assignor's.
     """
+    model = _model_at(revision)
+    current_model = sys.modules["kconnect.model"]
+    sys.modules["kconnect.model"] = model
+    try:
+        assign = _load_assignor(revision)
+    finally:
+        sys.modules["kconnect.model"] = current_model
+    return assign, (_as_given if model is current_model else _in_todays_ids)
+
+
+def _as_given(result: RoundResult) -> RoundResult:
+    """`result` itself: its ids are today's."""
+    return result
+
+
+def _model_at(revision: str) -> types.ModuleType:
+    """The revision's ``kconnect.model`` when it differs from today's, else today's."""
+    path = "kernel/src/kconnect/model.py"
+    source = _git("show", f"{revision}:{path}")
+    if source == (HERE.parent / path).read_text():
+        return sys.modules["kconnect.model"]
+    name = f"model_at_{revision}"
+    module = types.ModuleType(name)
+    sys.modules[name] = module  # dataclasses look their module up
+    exec(compile(source, f"{revision}:{path}", "exec"), module.__dict__)
+    return module
+
+
+def _in_todays_ids(result: RoundResult) -> RoundResult:
+    """`result` with every task id a ConnectorTaskId of today's kconnect.model."""
+
+    def now(work: ConnectorsAndTasks) -> ConnectorsAndTasks:
+        return ConnectorsAndTasks(
+            work.connectors, tuple(ConnectorTaskId(t.connector, t.task) for t in work.tasks)
+        )
+
+    state = result.state
+    return RoundResult(
+        {
+            m: replace(a, assigned=now(a.assigned), revoked=now(a.revoked))
+            for m, a in result.assignments.items()
+        },
+        {m: now(work) for m, work in result.owners.items()},
+        replace(
+            state,
+            previous_assignment=now(state.previous_assignment),
+            previous_revocation=now(state.previous_revocation),
+            previous_urls={url: now(work) for url, work in state.previous_urls.items()},
+        ),
+    )
+
+
+def _load_assignor(revision: str) -> Assign:
+    """`assign` of the revision's assignor module or package, importing what kconnect has loaded."""
     name = f"assignor_at_{revision}"
     path = "kernel/src/kconnect/distributed/assignor"
     if not _is_folder(revision, path):
@@ -119,6 +180,8 @@ class Group:
     configured: ConfiguredWork
     assignors: dict[str, Assign]
     repeats: int
+    answers: dict[str, Answers] = field(default_factory=dict)
+    """Per assignor, what makes its answers comparable (none: they are)."""
     running: dict[str, ConnectorsAndTasks] = field(default_factory=dict)
     urls: dict[str, str] = field(default_factory=dict)
     state: AssignorState = field(default_factory=AssignorState)
@@ -160,7 +223,7 @@ class Group:
                 result = assign(**kwargs)
                 seconds.append(time.perf_counter() - started)
                 cpu_seconds.append(time.process_time() - started_cpu)
-            results.append(result)
+            results.append(self.answers.get(name, _as_given)(result))
             ms = statistics.median(seconds) * 1000
             f = figures[name]
             f.rounds += 1
@@ -189,11 +252,16 @@ class Group:
 
 
 def run_cluster(
-    workers: int, connectors: int, tasks: int, assignors: dict[str, Assign], repeats: int
+    workers: int,
+    connectors: int,
+    tasks: int,
+    assignors: dict[str, Assign],
+    repeats: int,
+    answers: dict[str, Answers],
 ) -> dict[str, Any]:
     """The six events on one cluster: {event: {assignor: Timed as a dict}}."""
     configured = ConfiguredWork(1, {f"connector-{i:05d}": tasks for i in range(connectors)})
-    group = Group(configured, assignors, repeats)
+    group = Group(configured, assignors, repeats, answers=answers)
     events: dict[str, dict[str, Timed]] = {e: {name: Timed() for name in assignors} for e in EVENTS}
     ignored = {name: Timed() for name in assignors}
     for i in range(workers):
@@ -283,14 +351,15 @@ def main() -> int:
     if args.quick:
         args.workers, args.connectors, args.repeats = "50", "2000", 3
     assignors: dict[str, Assign] = {"current": current_assignor.assign}
+    answers: dict[str, Answers] = {}
     if args.against:
-        assignors[args.against] = reference_assignor(args.against)
+        assignors[args.against], answers[args.against] = reference_assignor(args.against)
     names = list(assignors)
     results = []
     for connectors in (int(c) for c in args.connectors.split(",")):
         for workers in (int(w) for w in args.workers.split(",")):
             started = time.monotonic()
-            events = run_cluster(workers, connectors, args.tasks, assignors, args.repeats)
+            events = run_cluster(workers, connectors, args.tasks, assignors, args.repeats, answers)
             items = connectors * (args.tasks + 1)
             results.append({"workers": workers, "connectors": connectors, "items": items, "events": events})
             print(
