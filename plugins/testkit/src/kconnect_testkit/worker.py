@@ -28,6 +28,9 @@ from kconnect_testkit.broker import free_port
 #: condition came true; a check is one small call.
 POLL_INTERVAL_S = 0.1
 
+#: How many other free ports a worker whose chosen port was taken tries before giving up.
+PORT_RETRIES = 5
+
 
 def write_properties(path: Path, props: Mapping[str, str]) -> Path:
     """Write a Java-style properties file (values here contain no characters needing escapes)."""
@@ -63,12 +66,21 @@ def wait_until(
 _Worker = TypeVar("_Worker", bound="WorkerProcess")
 
 
+class PortTaken(Exception):
+    """A worker exited because another process had bound the port chosen for it."""
+
+
 class WorkerProcess:
     """A kconnect worker subprocess on a free loopback port, with its REST base `url` and `log_path`.
 
     `mode` is ``standalone`` (connector files allowed) or ``distributed``. `worker_props` are written
     as given, after the ``listeners`` line. With `tls` (a client's SSL context) the worker listens on
-    ``https://`` and every REST call here verifies with it. `port` defaults to a free one."""
+    ``https://`` and every REST call here verifies with it. `port` defaults to a free one.
+
+    A free port is only free when chosen: another process (a Kafka client's outgoing connection takes
+    one from the same range) may bind it before the worker does. A worker on a port chosen here that
+    exits because its port was taken is started again on another free port (`url` and `port` follow);
+    a port the caller gave is kept, and its failure raised."""
 
     def __init__(
         self,
@@ -85,6 +97,7 @@ class WorkerProcess:
         self.mode = mode
         self.workdir = workdir
         self.port = port or free_port()
+        self.port_chosen = port is None
         self.verify: ssl.SSLContext | bool = tls if tls is not None else True
         scheme = "http" if tls is None else "https"
         self.url = f"{scheme}://127.0.0.1:{self.port}"
@@ -107,6 +120,7 @@ class WorkerProcess:
         worker.mode = "standalone"
         worker.workdir = workdir
         worker.port = int(url.rsplit(":", 1)[1])
+        worker.port_chosen = False
         worker.verify = True
         worker.url = url
         worker.worker_file = worker_file
@@ -122,6 +136,15 @@ class WorkerProcess:
 
     def start(self: _Worker, timeout: float = 60.0) -> _Worker:
         """Start the process and return once its REST API answers; RuntimeError with the log if not."""
+        for _ in range(PORT_RETRIES):
+            try:
+                return self._start_once(timeout)
+            except PortTaken:
+                self._move_to(free_port(exclude=self.port))
+        return self._start_once(timeout)
+
+    def _start_once(self: _Worker, timeout: float) -> _Worker:
+        """One start; PortTaken if the worker exits because another process bound its chosen port."""
         command = [
             self.python,
             "-m",
@@ -131,6 +154,7 @@ class WorkerProcess:
             *map(str, self.connector_files),
         ]
         self._log = self.log_path.open("ab")
+        log_start = self._log.tell()
         self.interrupted = False
         self.process = subprocess.Popen(
             command, cwd=self.workdir, stdout=self._log, stderr=subprocess.STDOUT, env=self.env
@@ -138,6 +162,9 @@ class WorkerProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                self._log.close()
+                if self.port_chosen and self._bind_failed(log_start):
+                    raise PortTaken(self.port)
                 raise RuntimeError(f"the worker exited with {self.process.returncode}:\n{self.log_tail()}")
             try:
                 httpx.get(self.url + "/", timeout=1, verify=self.verify)
@@ -145,6 +172,23 @@ class WorkerProcess:
             except httpx.HTTPError:
                 time.sleep(POLL_INTERVAL_S)
         raise RuntimeError(f"the worker's REST API did not answer within {timeout:.0f} s:\n{self.log_tail()}")
+
+    def _bind_failed(self, log_start: int) -> bool:
+        """Whether the run whose output began at `log_start` ended on its own port being in use."""
+        with self.log_path.open("rb") as log:
+            log.seek(log_start)
+            output = log.read().decode(errors="replace")
+        return f"cannot bind REST server to 127.0.0.1:{self.port}: Address already in use" in output
+
+    def _move_to(self, port: int) -> None:
+        """Point the worker file's listener (and `url`, `port`) at `port` instead of the taken one."""
+        old = f"127.0.0.1:{self.port}"
+        new = f"127.0.0.1:{port}"
+        self.worker_file.write_text(
+            self.worker_file.read_text(encoding="utf-8").replace(old, new), encoding="utf-8"
+        )
+        self.url = self.url.replace(old, new)
+        self.port = port
 
     def stop(self, timeout: float = 60.0) -> int:
         """SIGINT (a graceful stop: tasks stopped, offsets committed), then wait; kill after `timeout`."""
