@@ -9,9 +9,10 @@ Plain frozen values: this module imports nothing of kconnect.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,16 @@ class ConnectorTaskId(tuple[str, int]):
         connector = property(itemgetter(0), doc="The connector's name.")
         task = property(itemgetter(1), doc="The task's number, from 0.")
 
+    @classmethod
+    def many(cls, pairs: Iterable[tuple[str, int]]) -> tuple[ConnectorTaskId, ...]:
+        """The ids of ``(connector, task)`` `pairs`, in their order, built in C.
+
+        Each equals ``ConnectorTaskId(connector, task)``; none runs Python code, which calling the
+        class does: the leader decodes an id for every running task and the assignor builds one
+        for every task it hands out anew (issue 24).
+        """
+        return tuple(map(_NEW_TUPLE, repeat(cls), pairs))
+
     def __getnewargs__(self) -> tuple[str, int]:  # type: ignore[override]
         return (self[0], self[1])
 
@@ -56,6 +67,9 @@ class ConnectorTaskId(tuple[str, int]):
 
     def __str__(self) -> str:
         return f"{self[0]}-{self[1]}"
+
+
+_NEW_TUPLE: Callable[[type[ConnectorTaskId], tuple[str, int]], ConnectorTaskId] = tuple.__new__
 
 
 class TargetState(str, Enum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pickle
 
 import pytest
-from kconnect.distributed.assignor.keys import Keys, task_ids
+from kconnect.distributed.assignor.keys import Keys
 from kconnect.distributed.protocol import ConnectorsAndTasks
 from kconnect.model import ConnectorTaskId as T
 
@@ -13,7 +13,7 @@ KEYS = [("b", 1), ("a", 0), ("a", 300), ("long-connector-name", 7)]
 
 
 def test_ids_built_in_bulk_equal_hash_order_and_print_as_the_classs_own() -> None:
-    built = task_ids(KEYS)
+    built = T.many(KEYS)
     called = tuple(T(c, i) for c, i in KEYS)
     assert built == called
     assert [hash(t) for t in built] == [hash(t) for t in called]
@@ -26,8 +26,8 @@ def test_ids_built_in_bulk_equal_hash_order_and_print_as_the_classs_own() -> Non
 
 def test_ids_stay_frozen_and_equal_their_keys() -> None:
     with pytest.raises(AttributeError):
-        task_ids(KEYS)[0].task = 5  # type: ignore[misc]
-    assert list(task_ids(KEYS)) == KEYS
+        T.many(KEYS)[0].task = 5  # type: ignore[misc]
+    assert list(T.many(KEYS)) == KEYS
     assert {T("a", 0)} == {("a", 0)}
 
 

@@ -9,8 +9,9 @@ from itertools import chain
 from typing import TypeVar
 
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
+from kconnect.model import ConnectorTaskId
 
-from .keys import NO_KEYS, Keys, task_ids
+from .keys import NO_KEYS, Keys
 from .state import ConfiguredKeys
 
 T = TypeVar("T")
@@ -93,7 +94,7 @@ class Changes:
         # Walk the created connectors' tasks in order rather than sort what may be every task.
         created = ConnectorsAndTasks(
             tuple(sorted(created_c)),
-            task_ids(
+            ConnectorTaskId.many(
                 (c, i)
                 for c in sorted({c for c, _ in created_t})
                 for i in range(counts[c])

@@ -7,28 +7,13 @@ it hands out anew.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from itertools import chain, filterfalse, repeat
+from itertools import chain, filterfalse
 
 from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.model import ConnectorTaskId
-
-TaskKey = tuple[str, int]
-"""A task as ``(connector, task)``: a ConnectorTaskId is one, and equals and hashes as the plain pair."""
-
-
-def task_ids(keys: Iterable[TaskKey]) -> tuple[ConnectorTaskId, ...]:
-    """ConnectorTaskIds of `keys`, in their order.
-
-    Each is what ``ConnectorTaskId(connector, task)`` builds, built in C (``tuple.__new__``) without
-    a Python call per id: the round in which a group forms builds one for every configured task.
-    """
-    return tuple(map(_NEW_ID, repeat(ConnectorTaskId), keys))
-
-
-_NEW_ID: Callable[[type[ConnectorTaskId], TaskKey], ConnectorTaskId] = tuple.__new__
 
 
 @dataclass(frozen=True)

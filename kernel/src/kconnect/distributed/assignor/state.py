@@ -11,7 +11,7 @@ from kconnect.distributed.protocol import EMPTY, ConnectorsAndTasks
 from kconnect.model import ConnectorTaskId
 from kconnect.storage.base import ClusterConfigState
 
-from .keys import Keys, task_ids
+from .keys import Keys
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ def _ids(connectors: Iterable[str], sizes: Iterable[int]) -> tuple[ConnectorTask
     sizes = list(sizes)
     # zip builds the pairs in C: a generator would run a Python step per task.
     names = chain.from_iterable(map(repeat, connectors, sizes))
-    return task_ids(zip(names, chain.from_iterable(map(range, sizes)), strict=True))
+    return ConnectorTaskId.many(zip(names, chain.from_iterable(map(range, sizes)), strict=True))
 
 
 @dataclass(frozen=True)
