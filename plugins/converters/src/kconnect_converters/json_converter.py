@@ -249,14 +249,26 @@ class JsonConverter:
             return SchemaAndValue.NULL
         data = value if type(value) is bytes else bytes(value)
         content_schema = self._content_schema if self.schemas_enable else None
-        if content_schema is not None:
-            fast = self._read_payload_fast(data, content_schema)
-        elif self.schemas_enable:
-            fast = self._read_envelope_fast(data)
+        if not self.schemas_enable:
+            # The bare read inline (a sink's usual case, one call per record fewer): orjson, or the
+            # exact path when orjson refuses the text or may read an integer as a float.
+            try:
+                node = loads(data)
+            except JSONDecodeError:
+                pass
+            else:
+                if type(node) is str:
+                    return SchemaAndValue(None, node)
+                if not may_hold_long_integer(data):
+                    return SchemaAndValue(None, self._reader.to_connect(None, node))
         else:
-            fast = self._read_bare_fast(data)
-        if fast is not None:
-            return fast
+            fast = (
+                self._read_envelope_fast(data)
+                if content_schema is None
+                else self._read_payload_fast(data, content_schema)
+            )
+            if fast is not None:
+                return fast
         try:
             text = data.decode(json.detect_encoding(data))
         except (UnicodeDecodeError, LookupError) as e:
@@ -321,18 +333,6 @@ class JsonConverter:
             return SchemaAndValue(schema, self._reader.to_connect(schema, payload))
         except InexactNumberError:
             return None
-
-    def _read_bare_fast(self, data: bytes) -> SchemaAndValue | None:
-        """Read schemaless JSON with orjson, or None to read it exactly."""
-        try:
-            node = loads(data)
-        except JSONDecodeError:
-            return None
-        if type(node) is str:
-            return SchemaAndValue(None, node)
-        if may_hold_long_integer(data):
-            return None
-        return SchemaAndValue(None, self._reader.to_connect(None, node))
 
     def _read_known_envelope(self, text: str) -> SchemaAndValue | None:
         """Read ``{"schema":S,"payload":P}`` whose S is the text last seen, without parsing S again."""
