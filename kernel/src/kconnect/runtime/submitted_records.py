@@ -36,22 +36,24 @@ class SubmittedRecords:
     _queues: dict[str, deque[SubmittedRecord]] = field(default_factory=dict)
     _partitions: dict[str, Mapping[str, Any] | None] = field(default_factory=dict)
     _pending: int = 0
-    #: Connectors usually reuse one partition dict for a whole poll: skip re-serialising it.
+    #: Connectors usually reuse one partition dict for a whole poll: skip re-serialising it and
+    #: looking its queue up (the queue is forgotten when `committable` drops it).
     _last_partition: Mapping[str, Any] | None = None
-    _last_key: str = "null"
+    _last_queue: deque[SubmittedRecord] | None = None
 
     def submit(
         self, partition: Mapping[str, Any] | None, offset: Mapping[str, Any] | None
     ) -> SubmittedRecord:
         """Record that a record with this source partition/offset is about to be sent."""
-        if partition is not self._last_partition:
-            self._last_partition, self._last_key = partition, partition_key(partition)
-        key = self._last_key
         record = SubmittedRecord(partition, offset)
-        queue = self._queues.get(key)
-        if queue is None:
-            queue = self._queues[key] = deque()
-            self._partitions[key] = partition
+        queue = self._last_queue
+        if queue is None or partition is not self._last_partition:
+            key = partition_key(partition)
+            queue = self._queues.get(key)
+            if queue is None:
+                queue = self._queues[key] = deque()
+                self._partitions[key] = partition
+            self._last_partition, self._last_queue = partition, queue
         queue.append(record)
         self._pending += 1
         return record
@@ -82,4 +84,5 @@ class SubmittedRecords:
             if newest is not None and partition is not None and newest.offset is not None:
                 result.append((partition, newest.offset))
         self._queues = {k: q for k, q in self._queues.items() if q}
+        self._last_queue = None
         return result

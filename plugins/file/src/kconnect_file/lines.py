@@ -45,14 +45,15 @@ class LineBuffer:
         buffer, start, scan, position = self._buffer, self._start, self._scan, self.position
         find = buffer.find
         taken: list[tuple[str, int]] = []
-        while len(taken) < limit:
+        append = taken.append
+        for _ in range(limit):
             end = find(b"\n", scan)
             if end < 0:
                 scan = len(buffer)
                 break
             stop = end - 1 if end > start and buffer[end - 1] == 0x0D else end
             position += end + 1 - start
-            taken.append((buffer[start:stop].decode("utf-8", errors="replace"), position))
+            append((buffer[start:stop].decode("utf-8", errors="replace"), position))
             start = scan = end + 1
         self._start, self._scan, self.position = start, scan, position
         return taken

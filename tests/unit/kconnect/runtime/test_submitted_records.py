@@ -49,3 +49,11 @@ def test_double_ack_counts_once() -> None:
     records.ack(record)
     records.ack(record)
     assert records.pending == 0
+
+
+def test_a_partition_submitted_again_after_its_queue_was_emptied_is_still_committed() -> None:
+    records = SubmittedRecords()
+    records.ack(records.submit(A, {"position": 1}))
+    assert records.committable() == [(A, {"position": 1})]
+    records.ack(records.submit(A, {"position": 2}))  # the same partition dict, its queue dropped
+    assert records.committable() == [(A, {"position": 2})]
