@@ -28,6 +28,7 @@ import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import repeat
 
 from kconnect.errors import ConnectError
 from kconnect.model import ConnectorTaskId
@@ -240,6 +241,16 @@ class _Reader:
         self.pos += size
         return int(value)
 
+    def ints(self, count: int, name: str) -> tuple[int, ...]:
+        """`count` big-endian int32s in one read; ProtocolError names the first that does not fit."""
+        end = self.pos + 4 * count
+        if end > len(self.data):
+            at = self.pos + 4 * ((len(self.data) - self.pos) // 4)
+            raise ProtocolError(f"{self.what}: truncated at {name} (byte {at} of {len(self.data)})")
+        values: tuple[int, ...] = struct.unpack_from(f">{count}i", self.data, self.pos)
+        self.pos = end
+        return values
+
     def string(self, name: str) -> str:
         length = self.unpack(">h", name)
         if length < 0:
@@ -298,10 +309,11 @@ def _connector_assignments(reader: _Reader, name: str) -> ConnectorsAndTasks:
     tasks: list[ConnectorTaskId] = []
     for _ in range(max(count, 0)):
         connector = reader.string(f"{name} connector")
-        for _ in range(max(reader.unpack(">i", f"{name} tasks of {connector}"), 0)):
-            number = reader.unpack(">i", f"{name} task of {connector}")
-            if number == CONNECTOR_TASK:
-                connectors.append(connector)
-            else:
-                tasks.append(ConnectorTaskId(connector, number))
+        size = max(reader.unpack(">i", f"{name} tasks of {connector}"), 0)
+        numbers = reader.ints(size, f"{name} task of {connector}")
+        if CONNECTOR_TASK in numbers:
+            connectors.append(connector)
+            numbers = tuple(filter(CONNECTOR_TASK.__ne__, numbers))
+        # In bulk: the leader decodes every member's running tasks while the group waits (issue 24).
+        tasks.extend(ConnectorTaskId.many(zip(repeat(connector), numbers)))
     return ConnectorsAndTasks.of(connectors, tasks)
