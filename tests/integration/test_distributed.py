@@ -53,6 +53,12 @@ pytestmark = pytest.mark.integration
 DELAY_MS = 5000
 """``scheduled.rebalance.max.delay.ms`` of the test cluster: how long a departed worker's work waits."""
 
+SINK = f"sink-{uuid.uuid4().hex[:8]}"
+"""The module's sink connector. Its consumer group ``connect-<name>`` lives on the session broker, where
+other modules' sinks named plain ``sink`` left their own topics' offsets in ``connect-sink``: with that
+name, the sink's offsets listed those foreign topics too (and the test that stops the sink failed
+before resuming it, so every later test waited for a sink that never ran again)."""
+
 
 @dataclass
 class Cluster:
@@ -264,7 +270,7 @@ def pipeline(cluster: Cluster) -> dict[str, Any]:
     )
     create(
         a,
-        "sink",
+        SINK,
         {
             "connector.class": "FileStreamSink",
             "file": str(sink_file),
@@ -334,12 +340,12 @@ def test_a_connector_created_on_one_worker_is_seen_everywhere_and_its_tasks_spre
     a, b, c = cluster.workers
     for worker in (b, c):
         worker.wait_for(
-            "both connectors listed", lambda w=worker: w.get("/connectors").json() == ["sink", "src"], 10
+            "both connectors listed", lambda w=worker: w.get("/connectors").json() == [SINK, "src"], 10
         )
         config = worker.get("/connectors/src/config").json()
         assert (config["connector.class"], config["file"]) == ("FileStreamSource", str(pipeline["source"]))
     wait_all(cluster, "the source RUNNING", all_tasks_in("RUNNING", "src", 1))
-    wait_all(cluster, "the sink's 3 tasks RUNNING", all_tasks_in("RUNNING", "sink", 3))
+    wait_all(cluster, "the sink's 3 tasks RUNNING", all_tasks_in("RUNNING", SINK, 3))
     views = [expanded(w) for w in (a, b, c)]
     assert views[0] == views[1] == views[2], "every worker reports the same statuses"
     ids = {f"127.0.0.1:{w.port}" for w in (a, b, c)}
@@ -371,7 +377,7 @@ def test_pause_through_one_worker_pauses_tasks_elsewhere_and_survives_a_full_res
 
     assert post(b, "/connectors/src/resume", method="PUT").status_code == 202
     wait_all(cluster, "the source RUNNING again", all_tasks_in("RUNNING", "src", 1))
-    wait_all(cluster, "the sink RUNNING", all_tasks_in("RUNNING", "sink", 3), 90)
+    wait_all(cluster, "the sink RUNNING", all_tasks_in("RUNNING", SINK, 3), 90)
     every_line_arrives(cluster, pipeline)
 
 
@@ -379,33 +385,33 @@ def test_restart_of_only_failed_tasks_restarts_just_the_failed_one_wherever_it_r
     cluster: Cluster, pipeline: dict[str, Any]
 ) -> None:
     a = cluster.workers[0]
-    states = task_states(a, "sink")
+    states = task_states(a, SINK)
     victim_id, (_, victim_worker_id) = next(iter(sorted(states.items())))
     victim_worker = cluster.worker_named(victim_worker_id)
-    task = f"sink-{victim_id}"
+    task = f"{SINK}-{victim_id}"
     pid = int(runs_of(victim_worker, task)[-1])
     others = {
-        i: runs_of(cluster.worker_named(w), f"sink-{i}") for i, (_, w) in states.items() if i != victim_id
+        i: runs_of(cluster.worker_named(w), f"{SINK}-{i}") for i, (_, w) in states.items() if i != victim_id
     }
 
     os.kill(pid, signal.SIGKILL)
-    wait_all(cluster, f"{task} FAILED", lambda w: task_states(w, "sink")[victim_id][0] == "FAILED")
-    trace = a.get(f"/connectors/sink/tasks/{victim_id}/status").json()["trace"]
+    wait_all(cluster, f"{task} FAILED", lambda w: task_states(w, SINK)[victim_id][0] == "FAILED")
+    trace = a.get(f"/connectors/{SINK}/tasks/{victim_id}/status").json()["trace"]
     assert trace.startswith(f"The Python worker process running task {task} died"), trace
 
     caller = next(w for w in cluster.workers if w is not victim_worker)
-    response = post(caller, "/connectors/sink/restart?includeTasks=true&onlyFailed=true")
+    response = post(caller, f"/connectors/{SINK}/restart?includeTasks=true&onlyFailed=true")
     assert response.status_code == 202, response.text
     body = response.json()
     assert body["connector"]["state"] == "RUNNING"
     assert {t["id"]: t["state"] for t in body["tasks"]} == {
         i: "RESTARTING" if i == victim_id else "RUNNING" for i in states
     }
-    wait_all(cluster, "the sink's tasks RUNNING", all_tasks_in("RUNNING", "sink", 3))
+    wait_all(cluster, "the sink's tasks RUNNING", all_tasks_in("RUNNING", SINK, 3))
     assert len(runs_of(victim_worker, task)) >= 2, "the failed task did not run again"
     for i, runs in others.items():
         owner = cluster.worker_named(states[i][1])
-        assert runs_of(owner, f"sink-{i}") == runs, f"sink-{i} restarted although it had not failed"
+        assert runs_of(owner, f"{SINK}-{i}") == runs, f"{SINK}-{i} restarted although it had not failed"
     append(pipeline, 2100, 2200)
     every_line_arrives(cluster, pipeline)
 
@@ -471,12 +477,12 @@ def sent_again(pipeline: dict[str, Any], before: Counter[str], numbers: range) -
 def test_sink_offsets_read_altered_and_reset_through_followers_while_stopped(
     cluster: Cluster, pipeline: dict[str, Any]
 ) -> None:
-    """KIP-875 for a sink: the consumer group ``connect-sink``'s offsets, through any worker."""
+    """KIP-875 for a sink: the consumer group ``connect-<SINK>``'s offsets, through any worker."""
     a, b, c = cluster.workers
     every_line_arrives(cluster, pipeline)
-    assert post(c, "/connectors/sink/stop", method="PUT").status_code == 204
-    wait_all(cluster, "the sink STOPPED with no tasks", stopped_without_tasks("sink"))
-    offsets = a.get("/connectors/sink/offsets").json()["offsets"]
+    assert post(c, f"/connectors/{SINK}/stop", method="PUT").status_code == 204
+    wait_all(cluster, "the sink STOPPED with no tasks", stopped_without_tasks(SINK))
+    offsets = a.get(f"/connectors/{SINK}/offsets").json()["offsets"]
     committed = {o["partition"]["kafka_partition"]: o["offset"]["kafka_offset"] for o in offsets}
     assert committed and set(committed) <= {0, 1, 2}, offsets  # partitions that received records
     assert all(o["partition"]["kafka_topic"] == cluster.topic for o in offsets)
@@ -485,20 +491,20 @@ def test_sink_offsets_read_altered_and_reset_through_followers_while_stopped(
     rewound = min(committed)
     partition = {"kafka_topic": cluster.topic, "kafka_partition": rewound}
     change = {"offsets": [{"partition": partition, "offset": {"kafka_offset": 0}}]}
-    response = post(b, "/connectors/sink/offsets", change, "PATCH")
+    response = post(b, f"/connectors/{SINK}/offsets", change, "PATCH")
     assert response.json() == {"message": "The offsets for this connector have been altered successfully"}
-    altered = c.get("/connectors/sink/offsets").json()["offsets"]
+    altered = c.get(f"/connectors/{SINK}/offsets").json()["offsets"]
     assert {o["partition"]["kafka_partition"]: o["offset"]["kafka_offset"] for o in altered} == {
         **committed,
         rewound: 0,
     }
 
-    response = post(c, "/connectors/sink/offsets", method="DELETE")
+    response = post(c, f"/connectors/{SINK}/offsets", method="DELETE")
     assert response.json() == {"message": "The offsets for this connector have been reset successfully"}
-    assert a.get("/connectors/sink/offsets").json() == {"offsets": []}
+    assert a.get(f"/connectors/{SINK}/offsets").json() == {"offsets": []}
     before = settled_counts(pipeline["sink"])
-    assert post(b, "/connectors/sink/resume", method="PUT").status_code == 202
-    wait_all(cluster, "the sink RUNNING", all_tasks_in("RUNNING", "sink", 3), 90)
+    assert post(b, f"/connectors/{SINK}/resume", method="PUT").status_code == 202
+    wait_all(cluster, "the sink RUNNING", all_tasks_in("RUNNING", SINK, 3), 90)
     numbers = range(len(read_lines(pipeline["source"])))
     a.wait_for("every record delivered once more", lambda: sent_again(pipeline, before, numbers), 120)
 
@@ -507,8 +513,8 @@ def test_a_fourth_worker_takes_a_share_while_the_tasks_that_stay_keep_running(
     cluster: Cluster, pipeline: dict[str, Any]
 ) -> None:
     a = cluster.workers[0]
-    wait_all(cluster, "the sink RUNNING", all_tasks_in("RUNNING", "sink", 3))
-    before = {name: task_states(a, name) for name in ("src", "sink")}
+    wait_all(cluster, "the sink RUNNING", all_tasks_in("RUNNING", SINK, 3))
+    before = {name: task_states(a, name) for name in ("src", SINK)}
     runs = {
         (name, i): runs_of(cluster.worker_named(w), f"{name}-{i}")
         for name, states in before.items()
@@ -525,7 +531,7 @@ def test_a_fourth_worker_takes_a_share_while_the_tasks_that_stay_keep_running(
         return len(placed) == 4 and d_id in placed
 
     wait_all(cluster, "the new worker runs a task", d_runs_a_task, 90)
-    after = {name: task_states(a, name) for name in ("src", "sink")}
+    after = {name: task_states(a, name) for name in ("src", SINK)}
     stayed = [(n, i) for n, states in after.items() for i, (_, w) in states.items() if before[n][i][1] == w]
     moved = [(n, i) for n, states in after.items() for i, (_, w) in states.items() if w == d_id]
     assert moved and len(stayed) + len(moved) == 4, (before, after)
