@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from kconnect_testkit.worker import KconnectWorker
 
 from tests.worker_process import WorkerProcess
 
@@ -20,10 +21,15 @@ def _props(workdir: Path, kafka_bootstrap: str) -> dict[str, str]:
     }
 
 
+@pytest.mark.parametrize("kind", ["WorkerProcess", "KconnectWorker"])
 def test_a_chosen_port_taken_before_the_worker_binds_it_moves_the_worker_to_another(
-    tmp_path: Path, kafka_bootstrap: str
+    tmp_path: Path, kafka_bootstrap: str, kind: str
 ) -> None:
-    worker = WorkerProcess(tmp_path, _props(tmp_path, kafka_bootstrap))
+    worker = (
+        WorkerProcess(tmp_path, _props(tmp_path, kafka_bootstrap))
+        if kind == "WorkerProcess"
+        else KconnectWorker(tmp_path, kafka_bootstrap)
+    )
     taken = worker.port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as squatter:
         squatter.bind(("127.0.0.1", taken))

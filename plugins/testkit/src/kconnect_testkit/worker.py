@@ -300,6 +300,7 @@ class KconnectWorker(WorkerProcess):
             **(worker_props or {}),
         }
         super().__init__(workdir, props, env=env, port=port)
+        self.port_chosen = True  # chosen here: another free one will do if it is taken
 
     def wait_for_state(
         self,
