@@ -24,6 +24,9 @@ class Header:
     schema: Schema | None = None
 
 
+_NO_HEADERS: tuple[Header, ...] = ()
+
+
 class Headers:
     """An ordered, multi-valued list of headers (Kafka's ConnectHeaders).
 
@@ -32,8 +35,9 @@ class Headers:
 
     __slots__ = ("_items",)
 
-    def __init__(self, items: Iterable[Header] = ()) -> None:
-        self._items: list[Header] = list(items)
+    def __init__(self, items: Iterable[Header] = _NO_HEADERS) -> None:
+        # Every record builds one, mostly empty: a literal is cheaper than calling list().
+        self._items: list[Header] = [] if items is _NO_HEADERS else list(items)
 
     def add(self, key: str, value: Any, schema: Schema | None = None) -> Headers:
         """Append a header and return self, so calls chain."""
