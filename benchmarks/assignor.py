@@ -258,10 +258,11 @@ def run_cluster(
     assignors: dict[str, Assign],
     repeats: int,
     answers: dict[str, Answers],
+    group_type: type[Group] = Group,
 ) -> dict[str, Any]:
     """The six events on one cluster: {event: {assignor: Timed as a dict}}."""
     configured = ConfiguredWork(1, {f"connector-{i:05d}": tasks for i in range(connectors)})
-    group = Group(configured, assignors, repeats, answers=answers)
+    group = group_type(configured, assignors, repeats, answers=answers)
     events: dict[str, dict[str, Timed]] = {e: {name: Timed() for name in assignors} for e in EVENTS}
     ignored = {name: Timed() for name in assignors}
     for i in range(workers):
