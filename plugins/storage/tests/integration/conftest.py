@@ -3,15 +3,19 @@
 `produce_orders` writes JsonConverter envelopes (schema and payload) with confluent-kafka's Producer
 (librdkafka: a million records in seconds), record ``i`` to Kafka partition ``i % partitions``, so a
 test knows which partition and offset each id has. The session's `spark` (local, spark-avro on its
-class path) is the user's proof that the files are what Spark reads.
+class path) is the user's proof that the files are what Spark reads. `million_orders` is one topic of a
+million orders per session, shared by the tests that read a million records (producing it takes seconds
+each time; the tests only read it, each with a consumer group and a store folder of its own).
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
@@ -101,3 +105,18 @@ def produce_orders(
     """Produce orders ``0..count-1`` (`order_value`), order ``i`` to partition ``i % partitions``, at
     offset ``i // partitions`` of a new topic."""
     produce(bootstrap, topic, (order_value(i) for i in range(count)), partitions, timestamp_ms)
+
+
+#: How many orders `million_orders` holds, and in how many partitions.
+MILLION = 1_000_000
+MILLION_PARTITIONS = 2
+
+
+@pytest.fixture(scope="session")
+def million_orders(kafka_bootstrap: str) -> str:
+    """A topic of orders ``0..999999`` in two partitions (order ``i`` in partition ``i % 2``, at offset
+    ``i // 2``), produced once per session; its name."""
+    topic = f"orders-million-{uuid.uuid4().hex[:8]}"
+    create_topic(kafka_bootstrap, topic, MILLION_PARTITIONS)
+    produce_orders(kafka_bootstrap, topic, MILLION, partitions=MILLION_PARTITIONS)
+    return topic

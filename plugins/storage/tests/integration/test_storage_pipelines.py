@@ -25,6 +25,7 @@ import pyarrow.dataset as ds
 import pytest
 
 from plugins.storage.tests.integration.conftest import (
+    MILLION,
     ORDER_SCHEMA,
     REGIONS,
     create_topic,
@@ -45,7 +46,6 @@ JSON_CONVERTER = {
     "key.converter": "org.apache.kafka.connect.storage.StringConverter",
 }
 
-MILLION = 1_000_000
 #: Records per file of the million-record tests: five files per partition.
 MILLION_FLUSH = 100_000
 #: The smaller topic of the formats and partitioners: two partitions of 15000 orders, with timestamps.
@@ -175,15 +175,6 @@ def sinks(rest_worker: WorkerProcess, tmp_path_factory: pytest.TempPathFactory) 
 
 
 @pytest.fixture(scope="module")
-def million_topic(kafka_bootstrap: str) -> str:
-    """Orders 0..999999 in two partitions (order i in partition i % 2, at offset i // 2)."""
-    topic = unique("orders-million")
-    create_topic(kafka_bootstrap, topic, 2)
-    produce_orders(kafka_bootstrap, topic, MILLION, partitions=2)
-    return topic
-
-
-@pytest.fixture(scope="module")
 def small_topic(kafka_bootstrap: str) -> str:
     """Orders 0..29999 in two partitions (order i in partition i % 2), timestamps T0 + i * STEP_MS."""
     topic = unique("orders-small")
@@ -219,9 +210,9 @@ def assert_spark_reads_a_million(frame: Any, where: str) -> None:
 
 @pytest.mark.timeout(900)
 def test_a_million_records_land_once_in_parquet_on_local_disk_hdfs_and_s3_and_spark_reads_them(
-    sinks: Connectors, stores: Stores, spark: Any, million_topic: str, hdfs_cluster: Any
+    sinks: Connectors, stores: Stores, spark: Any, million_orders: str, hdfs_cluster: Any
 ) -> None:
-    topic = million_topic
+    topic = million_orders
     flush = MILLION_FLUSH
     common = {
         "topics": topic,
@@ -281,9 +272,9 @@ def assert_spark_reads_the_orders(frame: Any, where: str) -> None:
 
 @pytest.mark.timeout(900)
 def test_a_million_records_in_avro_on_hdfs_json_lines_on_local_disk_and_bytearray_on_s3_read_back_as_produced(
-    sinks: Connectors, stores: Stores, spark: Any, million_topic: str, hdfs_cluster: Any
+    sinks: Connectors, stores: Stores, spark: Any, million_orders: str, hdfs_cluster: Any
 ) -> None:
-    topic = million_topic
+    topic = million_orders
     common = {"topics": topic, "tasks.max": "1", "flush.size": str(MILLION_FLUSH)}
     hdfs, hdfs_root = stores.hdfs()
     local, local_root = stores.local()
