@@ -21,6 +21,8 @@ COLOURS = {
     "ceiling": "#8c8c8c",
     "storage": "#4c72b0",
     "file": "#dd8452",
+    "aiokafka": "#4c72b0",
+    "confluent": "#dd8452",
 }
 
 Columns = Sequence[tuple[str, str]]
