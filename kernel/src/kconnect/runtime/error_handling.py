@@ -90,6 +90,7 @@ class StageError(Exception):
         self.stage = stage
         self.executing_class = executing_class
         self.error = error
+        self.__cause__ = error  # also when it is handed on rather than raised `from` the error
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 from kconnect.frozen_init import positional_constructor
 from kconnect.records import Headers, SinkRecord, TimestampType
-from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
+from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError
 from kconnect.runtime.sink_offsets import DeliveryBatch
 from kconnect.runtime.task_plugins import TaskPlugins
 from kconnect.task import TopicPartition
@@ -34,11 +34,6 @@ class SinkRecordBuilder:
         self._errors = errors
         self._key = plugins.key_converter.to_connect_data
         self._value = plugins.value_converter.to_connect_data
-        self._classes = {
-            Stage.HEADER_CONVERTER: class_name(plugins.header_converter),
-            Stage.KEY_CONVERTER: class_name(plugins.key_converter),
-            Stage.VALUE_CONVERTER: class_name(plugins.value_converter),
-        }
 
     def batch(self, fetched: Mapping[TopicPartition, Sequence[Any]]) -> DeliveryBatch:
         """One fetch's messages (aiokafka ConsumerRecords, per partition, in offset order) as a batch."""
@@ -66,7 +61,7 @@ class SinkRecordBuilder:
                     stage = _VALUE
                     value = value_of(topic, message.value, headers)
                 except Exception as exc:
-                    record = self._recover(self._failed(stage, exc), message)
+                    record = self._recover(self._plugins.converter_error(stage, exc), message)
                     if record is not None:
                         append(record)
                     continue
@@ -110,12 +105,6 @@ class SinkRecordBuilder:
         assert transformed is None or isinstance(transformed, SinkRecord)
         return transformed
 
-    def _failed(self, stage: Stage, exc: Exception) -> StageError:
-        """The StageError of `exc` raised by `stage`'s converter (its cause is `exc`)."""
-        failed = StageError(stage, self._classes[stage], exc)
-        failed.__cause__ = exc
-        return failed
-
     def _convert(self, message: Any) -> SinkRecord:
         topic = message.topic
         headers = Headers()
@@ -131,7 +120,7 @@ class SinkRecordBuilder:
             stage = Stage.VALUE_CONVERTER
             value = self._value(topic, message.value, headers)
         except Exception as exc:
-            raise self._failed(stage, exc) from exc
+            raise self._plugins.converter_error(stage, exc) from exc
         partition, offset = message.partition, message.offset
         return _sink_record(
             topic,

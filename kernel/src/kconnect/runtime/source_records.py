@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 from kconnect.records import Headers, SourceRecord
-from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError, class_name
+from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError
 from kconnect.runtime.task_plugins import TaskPlugins
 
 #: A record ready to send: as transformed, then its key, value and headers as bytes.
@@ -57,12 +57,12 @@ class SourceRecordPreparer:
             try:
                 key = key_of(topic, record.key_schema, record.key, headers)
             except Exception as exc:
-                append(self._recover(self._failed(Stage.KEY_CONVERTER, exc), record))
+                append(self._recover(self._plugins.converter_error(Stage.KEY_CONVERTER, exc), record))
                 continue
             try:
                 value = value_of(topic, record.value_schema, record.value, headers)
             except Exception as exc:
-                append(self._recover(self._failed(Stage.VALUE_CONVERTER, exc), record))
+                append(self._recover(self._plugins.converter_error(Stage.VALUE_CONVERTER, exc), record))
                 continue
             if len(headers):
                 try:
@@ -92,13 +92,13 @@ class SourceRecordPreparer:
         try:
             key = plugins.key_converter.from_connect_data(topic, record.key_schema, record.key, headers)
         except Exception as exc:
-            raise self._failed(Stage.KEY_CONVERTER, exc) from exc
+            raise self._plugins.converter_error(Stage.KEY_CONVERTER, exc) from exc
         try:
             value = plugins.value_converter.from_connect_data(
                 topic, record.value_schema, record.value, headers
             )
         except Exception as exc:
-            raise self._failed(Stage.VALUE_CONVERTER, exc) from exc
+            raise self._plugins.converter_error(Stage.VALUE_CONVERTER, exc) from exc
         return key, value, self._wire_headers(topic, headers) if len(headers) else []
 
     def _wire_headers(self, topic: str, headers: Headers) -> list[tuple[str, bytes]]:
@@ -107,14 +107,4 @@ class SourceRecordPreparer:
         try:
             return [(h.key, convert(topic, h.key, h.schema, h.value) or b"") for h in headers]
         except Exception as exc:
-            raise self._failed(Stage.HEADER_CONVERTER, exc) from exc
-
-    def _failed(self, stage: Stage, exc: Exception) -> StageError:
-        """The StageError of `exc` raised by `stage`'s converter (its cause is `exc`)."""
-        converter = {
-            Stage.KEY_CONVERTER: self._plugins.key_converter,
-            Stage.VALUE_CONVERTER: self._plugins.value_converter,
-        }.get(stage, self._plugins.header_converter)
-        failed = StageError(stage, class_name(converter), exc)
-        failed.__cause__ = exc
-        return failed
+            raise self._plugins.converter_error(Stage.HEADER_CONVERTER, exc) from exc

@@ -70,6 +70,14 @@ class TaskPlugins:
     header_converter: HeaderConverter
     transforms: list[TransformStep]
 
+    def converter_error(self, stage: Stage, error: Exception) -> StageError:
+        """The StageError of `error` raised by `stage`'s converter (key, value or header), naming it."""
+        converter = {
+            Stage.KEY_CONVERTER: self.key_converter,
+            Stage.VALUE_CONVERTER: self.value_converter,
+        }.get(stage, self.header_converter)
+        return StageError(stage, class_name(converter), error)
+
     def transform(self, record: ConnectRecord) -> ConnectRecord | None:
         """Run the chain; None when a transformation dropped the record.
 
