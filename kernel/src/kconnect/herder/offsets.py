@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import (
+    CommitFailedError,
     GroupCoordinatorNotAvailableError,
     GroupLoadInProgressError,
     NotCoordinatorForGroupError,
@@ -43,6 +44,12 @@ TopicPartitionKey = tuple[str, int]
 #: How long a sink offsets call waits for the group's coordinator (a new cluster has none until its
 #: ``__consumer_offsets`` topic exists); Java's admin client retries such errors until its timeout too.
 COORDINATOR_WAIT_S = 30.0
+#: How long a sink offsets write waits for the group to empty: a STOPPED connector's tasks may
+#: still be leaving it (each within ``task.shutdown.graceful.timeout.ms``, 5 s by default), and
+#: the broker refuses an outside commit or delete until they have. Kafka fails at once instead.
+GROUP_EMPTY_WAIT_S = 15.0
+#: DeleteGroups' error code for a group that still has members.
+_GROUP_NOT_EMPTY = 68
 _T = TypeVar("_T")
 #: The consumer group of a sink connector, from its name and stored config.
 SinkGroupOf = Callable[[str, Mapping[str, str]], str]
@@ -373,7 +380,7 @@ class AiokafkaAdmin:
         return {(tp.topic, tp.partition): meta.offset for tp, meta in committed.items() if meta.offset >= 0}
 
     async def alter_offsets(self, group: str, offsets: Mapping[TopicPartitionKey, int]) -> None:
-        """Commit from a consumer that never joins the group (accepted while the group is empty)."""
+        """Commit from a consumer that never joins the group (accepted once the group is empty)."""
         # The group named: the worker's consumer.group.id (which consumer_kwargs applies) must not replace it.
         kwargs = consumer_kwargs(self._worker.props, self._connector, group)
         consumer = AIOKafkaConsumer(**{**kwargs, "group_id": group})
@@ -381,23 +388,50 @@ class AiokafkaAdmin:
         try:
             partitions = {TopicPartition(t, p): o for (t, p), o in offsets.items()}
             consumer.assign(list(partitions))
-            await consumer.commit(partitions)
+            deadline = time.monotonic() + GROUP_EMPTY_WAIT_S
+            while True:
+                try:
+                    await _while_coordinator_unavailable(lambda: consumer.commit(partitions))
+                    return
+                except CommitFailedError:
+                    if time.monotonic() >= deadline:
+                        raise ConnectError(_still_members(group, "alter")) from None
+                    await asyncio.sleep(0.2)
         finally:
             await consumer.stop()
 
     async def delete_group(self, group: str) -> None:
-        """Send DeleteGroups to the group's coordinator (aiokafka's admin has no wrapper for it)."""
+        """Send DeleteGroups to the group's coordinator (aiokafka's admin has no wrapper for it),
+        again while the group still has members, for `GROUP_EMPTY_WAIT_S`."""
         group_id_not_found = 69
         admin = AIOKafkaAdminClient(**self._admin_kwargs())
         await admin.start()
         try:
             coordinator = await _while_coordinator_unavailable(lambda: admin.find_coordinator(group))
-            response = await admin._send_request(DeleteGroupsRequest([group]), coordinator)
+            deadline = time.monotonic() + GROUP_EMPTY_WAIT_S
+            while True:
+                response = await admin._send_request(DeleteGroupsRequest([group]), coordinator)
+                codes = {code for _name, code in response.results}
+                if _GROUP_NOT_EMPTY not in codes or time.monotonic() >= deadline:
+                    break
+                await asyncio.sleep(0.2)
         finally:
             await admin.close()
-        for _name, code in response.results:
+        for code in codes:
+            if code == _GROUP_NOT_EMPTY:
+                raise ConnectError(_still_members(group, "reset"))
             if code and code != group_id_not_found:
                 raise ConnectError(f"Failed to delete consumer group {group}: {for_code(code).__name__}")
+
+
+def _still_members(group: str, verb: str) -> str:
+    """The error for a sink group that kept members past `GROUP_EMPTY_WAIT_S` (Kafka's advice)."""
+    return (
+        f"Failed to {verb} the offsets of consumer group {group}: it still had members after "
+        f"{GROUP_EMPTY_WAIT_S:g} s, either because the connector's tasks have not stopped completely "
+        "or because it was resumed meanwhile. If the connector is STOPPED, retry the request; if it "
+        "keeps failing, restart the workers to end the zombie sink tasks."
+    )
 
 
 async def _while_coordinator_unavailable(call: Callable[[], Awaitable[_T]]) -> _T:
