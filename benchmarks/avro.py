@@ -50,8 +50,8 @@ from engines import (
     FILE_SOURCE,
     EngineRun,
     KafkaBroker,
+    LineCounter,
     Progress,
-    count_lines,
     create_topic,
     fresh_topic,
     tree_cpu,
@@ -168,8 +168,9 @@ class Bench:
         """Poll the sink file until it has every record; the time of the first line seen."""
         first: float | None = None
         last_report = time.monotonic()
+        lines_in = LineCounter(sink)
         while True:
-            done = count_lines(sink)
+            done = lines_in()
             now = time.monotonic()
             if done and first is None:
                 first = now

@@ -45,7 +45,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
 from engines import CONVERTERS, FILE_SINK, FILE_SOURCE, EngineRun  # noqa: E402
-from file_pipeline import count_lines  # noqa: E402
+from file_pipeline import LineCounter  # noqa: E402
 from kafka_broker import KafkaBroker  # noqa: E402
 
 ENGINES = ("java", "kconnect")
@@ -127,12 +127,13 @@ def run_engine(
     figures: dict[str, float] = {}
     with EngineRun(engine, broker, out, CONVERTERS["json, schemas on"], connectors) as run:
         base = run.url
+        lines_in = LineCounter(sink)
         while True:
             now = time.monotonic() - run.started
             if "rest_up_s" not in figures and http_status(f"{base}/") == 200:
                 figures["rest_up_s"] = round(now, 3)
                 progress(f"  {engine:8s} REST up after {now:.2f} s")
-            lines = count_lines(sink)
+            lines = lines_in()
             if "first_sink_line_s" not in figures and lines > 0:
                 figures["first_sink_line_s"] = round(now, 3)
                 progress(f"  {engine:8s} first sink line after {now:.2f} s")

@@ -33,7 +33,7 @@ from engines import (
     CONVERTERS,
     EngineRun,
     KafkaBroker,
-    count_lines,
+    LineCounter,
     cpu_seconds,
     create_topic,
     fresh_topic,
@@ -77,7 +77,8 @@ def measure(
     create_topic(broker, topic, tasks)
     connectors = pipeline_connectors(sources, topic, sink)
     with EngineRun(engine, broker, folder, CONVERTERS[converter], connectors) as run:
-        while count_lines(sink) < 300_000:
+        lines_in = LineCounter(sink)
+        while lines_in() < 300_000:
             run.alive()
             time.sleep(0.1)
         table = processes()
@@ -85,9 +86,9 @@ def measure(
         pids = process_tree(run.process.pid, table) + [p for p, (_, c) in table.items() if "kafka.Kafka" in c]
         hosts = [p for p in pids if "pyspark.daemon" in table[p][1]]
         spies = _spy(hosts, profiles) if profiles is not None and engine == "kconnect" else {}
-        before, lines_before, started = {p: cpu_seconds(p) for p in pids}, count_lines(sink), time.monotonic()
+        before, lines_before, started = {p: cpu_seconds(p) for p in pids}, lines_in(), time.monotonic()
         time.sleep(WINDOW_S)
-        after, lines_after, ended = {p: cpu_seconds(p) for p in pids}, count_lines(sink), time.monotonic()
+        after, lines_after, ended = {p: cpu_seconds(p) for p in pids}, lines_in(), time.monotonic()
         for spy in spies.values():
             spy.wait(timeout=30)
     moved = lines_after - lines_before

@@ -20,7 +20,7 @@ import httpx
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
-from file_pipeline import count_lines, free_port, kconnect_command  # noqa: E402
+from file_pipeline import LineCounter, free_port, kconnect_command  # noqa: E402
 from kafka_broker import KafkaBroker, java_connect_command  # noqa: E402
 
 ENGINES = ("java", "kconnect")
@@ -259,16 +259,27 @@ class EngineRun:
 
 
 def watch_sink(
-    run: EngineRun, sink: Path, expected: int, progress: Progress, timeout: float = 900
+    run: EngineRun,
+    sink: Path,
+    expected: int,
+    progress: Progress,
+    timeout: float = 900,
+    cpu: Callable[[], Mapping[str, float]] | None = None,
 ) -> dict[str, float]:
-    """Poll `sink` until it has `expected` lines; times since launch of the first and last line."""
+    """Poll `sink` until it has `expected` lines; times since launch of the first and last line.
+
+    With `cpu` (CPU seconds by process group), also each group's CPU seconds when the first line
+    came (``cpu_first_<group>``) and when the last did (``cpu_last_<group>``)."""
     first: float | None = None
+    figures: dict[str, float] = {}
+    lines_in = LineCounter(sink)
     last_report = time.monotonic()
     while True:
-        done = count_lines(sink)
+        done = lines_in()
         now = time.monotonic()
         if done and first is None:
             first = now
+            figures.update({f"cpu_first_{k}": v for k, v in (cpu() if cpu else {}).items()})
         if done >= expected:
             break
         run.alive()
@@ -279,7 +290,8 @@ def watch_sink(
             last_report = now
         time.sleep(0.05)
     assert first is not None
-    return {"first_line_s": first - run.started, "last_line_s": now - run.started}
+    figures.update({f"cpu_last_{k}": v for k, v in (cpu() if cpu else {}).items()})
+    return {"first_line_s": first - run.started, "last_line_s": now - run.started, **figures}
 
 
 def tree_cpu(root: int) -> float:

@@ -71,8 +71,14 @@ SCENARIOS: dict[str, tuple[Callable[..., dict[str, Any]], Figures, list[tuple[st
     ),
     "parallel": (
         run_parallel,
-        [("lines_per_s", "lines per second, all tasks", "/s", True)],
-        [("lines_per_s", "lines/s, all tasks together")],
+        [
+            ("lines_per_s", "lines per second, all tasks", "/s", True),
+            ("wall_s", "start -> last line in the sink", "s", False),
+            ("engine_us_per_line", "engine CPU per line, first to last sink line", "µs", False),
+            ("broker_us_per_line", "broker CPU per line, first to last sink line", "µs", False),
+            ("busy_cores", "cores busy (engine and broker), first to last sink line", "cores", True),
+        ],
+        [("lines_per_s", "lines/s, all tasks together"), ("engine_us_per_line", "engine CPU µs per line")],
         "2. N sources into N partitions, a sink with N tasks (JsonConverter, schemas off)",
     ),
     "latency": (

@@ -52,6 +52,7 @@ from engines import (
     FILE_SINK,
     EngineRun,
     KafkaBroker,
+    LineCounter,
     Progress,
     create_topic,
     fresh_topic,
@@ -208,26 +209,6 @@ def committed(files: Mapping[str, int]) -> tuple[int, int]:
     return records, size
 
 
-class LineCounter:
-    """Counts a growing file's lines, reading only what was appended since the last call."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.lines = 0
-        self.offset = 0
-
-    def __call__(self) -> tuple[int, int]:
-        """Lines and bytes so far."""
-        if not self.path.exists():
-            return 0, 0
-        with self.path.open("rb") as f:
-            f.seek(self.offset)
-            for chunk in iter(lambda: f.read(1 << 22), b""):
-                self.lines += chunk.count(b"\n")
-                self.offset += len(chunk)
-        return self.lines, self.offset
-
-
 class Bench:
     """One broker, the topic, the stores and the rounds' raw figures."""
 
@@ -314,7 +295,7 @@ class Bench:
         started = create(run, name, config)
         last_report = started
         while True:
-            records, size = done()
+            records, size = done(), done.offset
             now = time.monotonic()
             if records >= self.records:
                 return size, now - started

@@ -13,6 +13,7 @@ line).
 
     tox -e bench -- throughput.py                  # both scenarios, 3 rounds
     tox -e bench -- throughput.py --scenario throughput --rounds 1 --lines 200000
+    tox -e bench -- throughput.py --scenario parallel --tasks 8 --rounds 1
 """
 
 from __future__ import annotations
@@ -30,9 +31,12 @@ from engines import (
     EngineRun,
     KafkaBroker,
     Progress,
+    cpu_seconds,
     create_topic,
     fresh_topic,
     pipeline_connectors,
+    processes,
+    tree_cpu,
     watch_sink,
     write_lines,
 )
@@ -59,17 +63,32 @@ def pipeline_round(
     sink = folder / "sink.txt"
     connectors = pipeline_connectors(sources, topic, sink)
     expected = lines_each * tasks
+    broker_pids = [pid for pid, (_, command) in processes().items() if "kafka.Kafka" in command]
     with EngineRun(engine, broker, folder, CONVERTERS[converter], connectors) as run:
-        times = watch_sink(run, sink, expected, progress)
+        assert run.process is not None
+        root = run.process.pid
+
+        def cpu() -> dict[str, float]:
+            return {"engine": tree_cpu(root), "broker": sum(cpu_seconds(p) for p in broker_pids)}
+
+        times = watch_sink(run, sink, expected, progress, cpu=cpu)
     if tasks == 1 and sink.read_bytes() != sources[0].read_bytes():
         raise RuntimeError(f"{engine}: the sink file differs from the source file; see {folder}")
     if tasks > 1 and sink.stat().st_size != sum(s.stat().st_size for s in sources):
         raise RuntimeError(f"{engine}: the sink file has not every byte of the sources; see {folder}")
     transfer = max(times["last_line_s"] - times["first_line_s"], 1e-6)
+    engine_cpu = times["cpu_last_engine"] - times["cpu_first_engine"]
+    broker_cpu = times["cpu_last_broker"] - times["cpu_first_broker"]
     return {
         "lines_per_s": expected / transfer,
         "first_sink_line_s": times["first_line_s"],
         "wall_s": times["last_line_s"],
+        # From the first sink line to the last: what the rate above spends, and how busy the cores were.
+        "engine_us_per_line": engine_cpu / expected * 1e6,
+        "broker_us_per_line": broker_cpu / expected * 1e6,
+        "busy_cores": (engine_cpu + broker_cpu) / transfer,
+        # From launch to the last line: start-up included.
+        "engine_cpu_s": times["cpu_last_engine"],
     }
 
 
@@ -101,15 +120,19 @@ def run_throughput(
 
 
 def run_parallel(
-    broker: KafkaBroker, rounds: int, progress: Progress, lines_each: int = PARALLEL_LINES_PER_TASK
+    broker: KafkaBroker,
+    rounds: int,
+    progress: Progress,
+    lines_each: int = PARALLEL_LINES_PER_TASK,
+    task_counts: tuple[int, ...] = PARALLEL_TASKS,
 ) -> dict[str, Any]:
     """Scenario 2: raw figures per task count and engine (JsonConverter, schemas off)."""
     raw: dict[str, dict[str, dict[str, list[float]]]] = {}
     with tempfile.TemporaryDirectory(prefix="kconnect-parallel-") as tmp:
-        sources = [Path(tmp) / f"source-{i}.txt" for i in range(max(PARALLEL_TASKS))]
+        sources = [Path(tmp) / f"source-{i}.txt" for i in range(max(task_counts))]
         for i, source in enumerate(sources):
             write_lines(source, lines_each, start=i * lines_each)
-        for tasks in PARALLEL_TASKS:
+        for tasks in task_counts:
             case = f"{tasks} task{'s' if tasks > 1 else ''}"
             for r in range(rounds):
                 for engine in ENGINES:
@@ -138,6 +161,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--lines", type=int, default=LINES)
     parser.add_argument(
+        "--tasks",
+        type=lambda text: tuple(int(n) for n in text.split(",")),
+        default=PARALLEL_TASKS,
+        help="the parallel scenario's task counts, comma-separated (default 1,2,4,8)",
+    )
+    parser.add_argument(
         "--out", type=Path, help="a folder for each scenario's <scenario>.{json,md,png} (run_all.py's tables)"
     )
     args = parser.parse_args()
@@ -146,7 +175,9 @@ def main() -> int:
         if args.scenario in ("throughput", "both"):
             results["throughput"] = summarize(run_throughput(broker, args.rounds, print, args.lines))
         if args.scenario in ("parallel", "both"):
-            results["parallel"] = summarize(run_parallel(broker, args.rounds, print, args.lines // 2))
+            results["parallel"] = summarize(
+                run_parallel(broker, args.rounds, print, args.lines // 2, args.tasks)
+            )
     print(json.dumps(results, indent=2))
     if args.out is not None:
         _write(results, args.out)

@@ -14,12 +14,28 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def count_lines(path: Path) -> int:
-    """Newlines in a file, read in 1 MiB chunks (0 when it does not exist yet)."""
-    if not path.exists():
-        return 0
-    with path.open("rb") as f:
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+class LineCounter:
+    """Newlines in a file that only grows, reading only what was appended since the last call.
+
+    A watcher polling a sink file many times a second must not read it whole each time: at
+    hundreds of megabytes that takes a core from the engine it measures."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        #: Newlines and bytes counted so far.
+        self.lines = 0
+        self.offset = 0
+
+    def __call__(self) -> int:
+        """Newlines in the file now (0 when it does not exist yet); `offset` is then its size."""
+        if not self.path.exists():
+            return 0
+        with self.path.open("rb") as f:
+            f.seek(self.offset)
+            for chunk in iter(lambda: f.read(1 << 22), b""):
+                self.lines += chunk.count(b"\n")
+                self.offset += len(chunk)
+        return self.lines
 
 
 def write_worker_file(out: Path, *, bootstrap: str, rest_port: int) -> Path:

@@ -19,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from file_pipeline import count_lines, free_port, write_pipeline_files
+from file_pipeline import LineCounter, free_port, write_pipeline_files
 from kafka_broker import KafkaBroker
 
 REPO = Path(__file__).resolve().parent.parent
@@ -77,8 +77,9 @@ def main() -> int:
         started = time.monotonic()
         try:
             last = -1
+            lines_in = LineCounter(sink)
             while True:
-                done = count_lines(sink)
+                done = lines_in()
                 elapsed = time.monotonic() - started
                 if done != last:
                     state = _status(f"http://127.0.0.1:{port}/connectors/local-file-sink/status")
