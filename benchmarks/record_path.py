@@ -4,7 +4,9 @@ What a source task host does per line of the file pipeline besides the producer'
 (FileStreamSource's ``poll``, the source loop's ``prepare_all`` through JsonConverter with schemas
 off, and ``SubmittedRecords.submit``), and what a sink task host does per message besides the
 consumer's I/O (``SinkRecordBuilder.batch`` from aiokafka ``ConsumerRecord``s of the source's
-bytes). These are the loops `cpu_split.py --py-spy` shows holding the interpreter lock.
+bytes). These are the loops `cpu_split.py --py-spy` shows holding the interpreter lock. Two more
+sink rows add FileStreamSink writing each fetch to /dev/null: ``sink+put`` (records, `put`) and
+``sink+put_batch`` (``SinkRecordBuilder.columns``, a `SinkBatch` to `put_batch`).
 
 Two measures:
 
@@ -87,12 +89,16 @@ def source_half(path: Path) -> tuple[float, int, list[bytes]]:
     return spent, records, values
 
 
-def sink_half(values: list[bytes], count: int) -> float:
-    """`count` consumed messages of `values` through SinkRecordBuilder.batch: CPU seconds."""
+def sink_half(values: list[bytes], count: int, delivery: str = "") -> float:
+    """`count` consumed messages of `values` through SinkRecordBuilder.batch: CPU seconds.
+
+    `delivery` adds FileStreamSink writing each fetch to /dev/null: ``put`` (after ``batch``, as
+    before) or ``put_batch`` (after ``columns``: `SinkBatch`, no record object per message)."""
     from aiokafka.structs import ConsumerRecord
     from kconnect.runtime.error_handling import ErrorHandler, ErrorPolicy
     from kconnect.runtime.sink_records import SinkRecordBuilder
     from kconnect.task import TopicPartition
+    from kconnect_file.sink import FileStreamSinkTask
 
     builder = SinkRecordBuilder(_plugins(), ErrorHandler("sink-0", ErrorPolicy()))
     tp = TopicPartition("t", 0)
@@ -103,10 +109,20 @@ def sink_half(values: list[bytes], count: int) -> float:
         for i in range(count)
     ]
     fetches = [{tp: messages[i : i + BATCH]} for i in range(0, count, BATCH)]
+    task = FileStreamSinkTask()
+    task.start({"file": os.devnull})
+    build = builder.columns if delivery == "put_batch" else builder.batch
+    deliver = getattr(task, delivery) if delivery else lambda records: None
     started = time.process_time()
     for fetched in fetches:
-        builder.batch(fetched)
-    return time.process_time() - started
+        deliver(build(fetched).records)
+    spent = time.process_time() - started
+    task.stop()
+    return spent
+
+
+#: Each half measured, and how (`sink_half`'s `delivery` for the sink halves).
+HALVES = {"source": "", "sink": "", "sink+put": "put", "sink+put_batch": "put_batch"}
 
 
 def write_input(path: Path, count: int) -> None:
@@ -121,12 +137,21 @@ def cpu(records: int, rounds: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="kconnect-record-path-") as tmp:
         path = Path(tmp) / "in.txt"
         write_input(path, records)
-        best = {"source": float("inf"), "sink": float("inf")}
+        best = dict.fromkeys(HALVES, float("inf"))
         for _ in range(rounds):
             spent, moved, values = source_half(path)
             best["source"] = min(best["source"], spent / moved * 1e6)
-            best["sink"] = min(best["sink"], sink_half(values, records) / records * 1e6)
-    return best
+            for half, delivery in HALVES.items():
+                if half != "source" and _supported(delivery):
+                    best[half] = min(best[half], sink_half(values, records, delivery) / records * 1e6)
+    return {half: figure for half, figure in best.items() if figure != float("inf")}
+
+
+def _supported(delivery: str) -> bool:
+    """Whether the revision under test has this delivery (``put_batch`` came with `SinkBatch`)."""
+    from kconnect.runtime.sink_records import SinkRecordBuilder
+
+    return delivery != "put_batch" or hasattr(SinkRecordBuilder, "columns")
 
 
 def _one_half(half: str, records: int) -> None:
@@ -135,8 +160,8 @@ def _one_half(half: str, records: int) -> None:
         path = Path(tmp) / "in.txt"
         write_input(path, records if half == "source" else BATCH)
         _, _, values = source_half(path)
-        if half == "sink":
-            sink_half(values, records)
+        if half != "source":
+            sink_half(values, records, HALVES[half])
 
 
 def instructions(half: str, env: dict[str, str], small: int = 10_000, large: int = 30_000) -> float:
@@ -153,6 +178,11 @@ def instructions(half: str, env: dict[str, str], small: int = 10_000, large: int
         collected = [line for line in done.stderr.splitlines() if "Collected" in line]
         counts.append(int(collected[-1].split()[-1]))
     return (counts[1] - counts[0]) / (large - small)
+
+
+def _revision_has_columns(worktree: Path) -> bool:
+    """Whether the revision checked out in `worktree` has the column path."""
+    return "def columns" in (worktree / "kernel/src/kconnect/runtime/sink_records.py").read_text()
 
 
 def _revision_env(revision: str | None, worktree: Path) -> dict[str, str]:
@@ -175,7 +205,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--instructions", action="store_true", help="count instructions with callgrind")
     parser.add_argument("--against", metavar="REV", help="a git revision to measure as well")
-    parser.add_argument("--one-half", choices=("source", "sink"), help=argparse.SUPPRESS)
+    parser.add_argument("--one-half", choices=tuple(HALVES), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_half:
         _one_half(args.one_half, args.records)
@@ -188,7 +218,11 @@ def main() -> int:
                     continue
                 env = _revision_env(revision, worktree)
                 if args.instructions:
-                    figures = {half: instructions(half, env) for half in ("source", "sink")}
+                    figures = {
+                        half: instructions(half, env)
+                        for half, delivery in HALVES.items()
+                        if revision is None or delivery != "put_batch" or _revision_has_columns(worktree)
+                    }
                     unit = "instructions per record"
                 else:
                     call = f"record_path.cpu({args.records}, {args.rounds})"
@@ -202,7 +236,8 @@ def main() -> int:
                         check=True,
                     )
                     figures, unit = json.loads(done.stdout), "CPU µs per record, best of rounds"
-                print(f"{label}: source {figures['source']:,.2f}, sink {figures['sink']:,.2f} ({unit})")
+                shown = ", ".join(f"{half} {figure:,.2f}" for half, figure in figures.items())
+                print(f"{label}: {shown} ({unit})")
         finally:
             if args.against:
                 subprocess.run(

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from kconnect import (
     ConfigDef,
     RetriableError,
+    SinkBatch,
     SinkConnector,
     SinkRecord,
     SinkTask,
@@ -263,6 +264,30 @@ class RecordingSinkTask(SinkTask):
 
     def stop(self) -> None:
         """Nothing to release."""
+
+
+class ColumnRecordingSinkTask(RecordingSinkTask):
+    """`RecordingSinkTask` taking each fetch as columns (`put_batch`): the sink loop's column path.
+
+    It keeps the values the columns give and otherwise behaves as `put` does, with the batch's
+    `record(i)` going to the errant record reporter; `batches` counts the calls."""
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """As `RecordingSinkTask`, with no batch seen."""
+        super().start(config)
+        self.batches = 0
+
+    def put_batch(self, batch: SinkBatch) -> None:
+        """`put`'s behaviour, from the batch's columns."""
+        self.batches += 1
+        values = batch.values
+        if self.errant_prefix is None and not self.retriable_failures and not self.put_delay_s:
+            started = time.monotonic()
+            self.values.extend(values)
+            self.on_put()
+            self.calls.record("put" if values else "empty put", started)
+            return
+        self.put([batch.record(i) for i in range(len(batch))])
 
 
 #: The connector key naming a file: while it exists, the call `HOLD_IN` names blocks (a held task).

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from kconnect.data.schema import Schema
-from kconnect.frozen_init import fast_init
+from kconnect.data.schema import Schema, SchemaAndValue
+from kconnect.frozen_init import fast_init, positional_constructor
 
 T = TypeVar("T")
 
@@ -127,3 +127,144 @@ class SinkRecord(ConnectRecord):
     original_topic: str | None = None
     original_kafka_partition: int | None = None
     original_kafka_offset: int | None = None
+
+
+#: A consumed message's timestamp type as the wire gives it (0, 1; anything else: none).
+TIMESTAMP_TYPES_BY_CODE: Mapping[int, TimestampType] = {
+    0: TimestampType.CREATE_TIME,
+    1: TimestampType.LOG_APPEND_TIME,
+}
+
+
+class ConsumedMessage(Protocol):
+    """What a `SinkBatch` reads of each message the sink's consumer fetched."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int | None
+    timestamp_type: int
+
+
+_sink_record = positional_constructor(SinkRecord)
+
+
+class SinkBatch:
+    """One fetch's records for `SinkTask.put_batch`: columns instead of a `SinkRecord` per record.
+
+    The sink loop builds one when the task overrides `put_batch` and no transformation is
+    configured. Each record's key and value went through the converters (and its headers, if it
+    had any) exactly as for a `SinkRecord`, and a record the converters failed on was handled by
+    the ``errors.*`` keys first, so the batch holds only records to deliver; what it keeps per
+    record is the consumed message and the converters' answers. Each column (`values`, `keys`,
+    `offsets`, ...) is a new list when read, one item per record in fetch order (each partition's
+    records in offset order). `record(i)` and `records()` build the `SinkRecord`s `put` would have
+    received, for a task that needs one: to report an errant record, say.
+    """
+
+    __slots__ = ("_headers", "_keys", "_messages", "_values")
+
+    def __init__(
+        self,
+        messages: Sequence[ConsumedMessage],
+        keys: Sequence[SchemaAndValue],
+        values: Sequence[SchemaAndValue],
+        headers: Mapping[int, Headers] | None = None,
+    ) -> None:
+        """`keys` and `values` as the converters returned them for `messages`, item by item;
+        `headers` the converted headers of the records that have any, by index."""
+        self._messages = messages
+        self._keys = keys
+        self._values = values
+        self._headers: Mapping[int, Headers] = headers or {}
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def __bool__(self) -> bool:
+        return bool(self._messages)
+
+    @property
+    def values(self) -> list[Any]:
+        """Each record's value."""
+        return [converted.value for converted in self._values]
+
+    @property
+    def value_schemas(self) -> list[Schema | None]:
+        """Each record's value schema."""
+        return [converted.schema for converted in self._values]
+
+    @property
+    def keys(self) -> list[Any]:
+        """Each record's key."""
+        return [converted.value for converted in self._keys]
+
+    @property
+    def key_schemas(self) -> list[Schema | None]:
+        """Each record's key schema."""
+        return [converted.schema for converted in self._keys]
+
+    @property
+    def topics(self) -> list[str]:
+        """The topic each record was read from."""
+        return [message.topic for message in self._messages]
+
+    @property
+    def kafka_partitions(self) -> list[int]:
+        """The partition each record was read from."""
+        return [message.partition for message in self._messages]
+
+    @property
+    def kafka_offsets(self) -> list[int]:
+        """Each record's offset."""
+        return [message.offset for message in self._messages]
+
+    @property
+    def timestamps(self) -> list[int | None]:
+        """Each record's timestamp (milliseconds since the epoch)."""
+        return [message.timestamp for message in self._messages]
+
+    @property
+    def headers(self) -> list[Headers]:
+        """Each record's headers (a new, empty `Headers` for a record without any)."""
+        found = self._headers
+        return [found[i].copy() if i in found else Headers() for i in range(len(self._messages))]
+
+    def record(self, index: int) -> SinkRecord:
+        """The record at `index` as `put` would have received it."""
+        message, key, value = self._messages[index], self._keys[index], self._values[index]
+        headers = self._headers.get(index)
+        topic, partition, offset = message.topic, message.partition, message.offset
+        return _sink_record(
+            topic,
+            partition,
+            key.schema,
+            key.value,
+            value.schema,
+            value.value,
+            message.timestamp,
+            headers.copy() if headers is not None else Headers(),
+            offset,
+            TIMESTAMP_TYPES_BY_CODE.get(message.timestamp_type, TimestampType.NO_TIMESTAMP_TYPE),
+            topic,
+            partition,
+            offset,
+        )
+
+    def records(self) -> list[SinkRecord]:
+        """Every record as `put` would have received them."""
+        return [self.record(i) for i in range(len(self._messages))]
+
+    def without(self, partitions: Collection[tuple[str, int]]) -> SinkBatch:
+        """The records of every other partition (``TopicPartition``s are such pairs)."""
+        kept = [i for i, m in enumerate(self._messages) if (m.topic, m.partition) not in partitions]
+        headers = {new: self._headers[old] for new, old in enumerate(kept) if old in self._headers}
+        return SinkBatch(
+            [self._messages[i] for i in kept],
+            [self._keys[i] for i in kept],
+            [self._values[i] for i in kept],
+            headers,
+        )
+
+    def __repr__(self) -> str:
+        return f"SinkBatch({len(self._messages)} records)"

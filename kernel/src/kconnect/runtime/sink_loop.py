@@ -65,6 +65,7 @@ from kconnect.kafka.clients import (
     sink_group_id,
 )
 from kconnect.plugin_host import PluginHost
+from kconnect.records import SinkBatch
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.dead_letter_queue import DeadLetterQueue, DeadLetterQueueConfig
 from kconnect.runtime.errant_records import LoopErrantRecordReporter
@@ -153,6 +154,9 @@ class SinkLoop:
         self.context = LoopSinkTaskContext(spec.task_config, self.errant)
         self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
         self.builder = SinkRecordBuilder(self.plugins, self.errors)
+        #: The task takes each fetch as columns (it overrides `put_batch`; transformations need records).
+        overrides = type(self.task).put_batch is not SinkTask.put_batch
+        self._takes_columns = overrides and not self.plugins.transforms
         self.metrics = TaskMetrics("sink", self.errors.counts)
         self.metrics.partitions = lambda: len(self.context.assigned)
         self.metrics.active = lambda: len(self._redelivery.records) if self._redelivery else 0
@@ -307,10 +311,11 @@ class SinkLoop:
             if self.topics.is_new(tp.topic):
                 await self.control.topic_used(tp.topic)
         ours = {TopicPartition(tp.topic, tp.partition): m for tp, m in fetched.items()}
+        build = self.builder.columns if self._takes_columns else self.builder.batch
         if self._convert_in_thread:
-            batch = await asyncio.to_thread(self.builder.batch, ours)
+            batch = await asyncio.to_thread(build, ours)
         else:
-            batch = self.builder.batch(ours)
+            batch = build(ours)
         async with self._task_lock:
             if revocations != self._revocations:
                 # The batch may come from before the rebalance or from the new assignment (aiokafka
@@ -356,7 +361,11 @@ class SinkLoop:
             with self.stalls.marking(
                 f"put() of {count_records(count)} has not returned" if count else "put() has not returned"
             ):
-                await asyncio.to_thread(self.task.put, batch.records)
+                records = batch.records
+                if isinstance(records, SinkBatch):
+                    await asyncio.to_thread(self.task.put_batch, records)
+                else:
+                    await asyncio.to_thread(self.task.put, records)
         except RetriableError:
             if self._refused_mark is None and count:
                 what = f"put() has not accepted {count_records(count)} (it raised RetriableError)"

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-from kconnect.records import SinkRecord
+from kconnect.records import SinkBatch, SinkRecord
 from kconnect.task import TopicPartition
 
 log = logging.getLogger(__name__)
@@ -91,7 +91,8 @@ class DeliveryBatch:
     so a partition whose records were all dropped still advances (Kafka does the same).
     """
 
-    records: list[SinkRecord]
+    #: A `SinkBatch` when the task takes columns (`SinkTask.put_batch`), else the records for `put`.
+    records: list[SinkRecord] | SinkBatch
     next_offsets: dict[TopicPartition, int]
     #: When `put` raised RetriableError: the monotonic time of the next attempt.
     retry_at: float = 0.0
@@ -100,7 +101,10 @@ class DeliveryBatch:
 
     def drop(self, partitions: Set[TopicPartition]) -> None:
         """Forget records of revoked partitions: their new owner reads them from the committed offset."""
-        self.records = [r for r in self.records if source_partition(r) not in partitions]
+        if isinstance(self.records, SinkBatch):
+            self.records = self.records.without(partitions)
+        else:
+            self.records = [r for r in self.records if source_partition(r) not in partitions]
         for tp in partitions:
             self.next_offsets.pop(tp, None)
 

@@ -1,15 +1,19 @@
-"""FileStreamSink writes each value as Java's FileStreamSinkTask does: ``println(value)``."""
+"""FileStreamSink writes each value as Java's FileStreamSinkTask does: ``println(value)``, whether
+it gets records (`put`) or columns (`put_batch`)."""
 
 from __future__ import annotations
 
 import datetime
 import decimal
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
-from kconnect.data.schema import SchemaBuilder
+from kconnect import SinkBatch
+from kconnect.data.schema import SchemaAndValue, SchemaBuilder
 from kconnect.data.struct import Struct
-from kconnect_file.sink import render
+from kconnect_file.sink import FileStreamSinkTask, render
 
 ROW = (
     SchemaBuilder.struct()
@@ -65,3 +69,36 @@ def test_a_struct_prints_as_java_struct_to_string() -> None:
     # Java's Struct.toString: name=value pairs, null fields left out, each value's own toString
     # (a FLOAT32 as Float.toString: 0.1, not the double 0.10000000149011612).
     assert render(value) == "Struct{id=7,name=Ada,price=2.5,ratio=0.1,paid=false,tags=[x, y]}"
+
+
+@dataclass
+class _Message:
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int | None = None
+    timestamp_type: int = 0
+
+
+@pytest.mark.parametrize(
+    "values",
+    [["a", "b", "", "line with spaces"], ["text", None, 42, {"a": 1}, b"raw"], []],
+    ids=["text", "mixed", "empty"],
+)
+def test_a_batch_of_columns_writes_the_bytes_put_writes(tmp_path: Path, values: list[Any]) -> None:
+    batch = SinkBatch(
+        [_Message("t", 0, offset) for offset in range(len(values))],
+        [SchemaAndValue(None, None)] * len(values),
+        [SchemaAndValue(None, value) for value in values],
+    )
+    written = {}
+    for way in ("put", "put_batch"):
+        task = FileStreamSinkTask()
+        task.start({"file": str(tmp_path / f"{way}.txt")})
+        if way == "put":
+            task.put(batch.records())
+        else:
+            task.put_batch(batch)
+        task.stop()
+        written[way] = (tmp_path / f"{way}.txt").read_bytes()
+    assert written["put_batch"] == written["put"] == "".join(f"{render(v)}\n" for v in values).encode()

@@ -24,7 +24,7 @@ from kconnect.errors import ConnectError
 from kconnect.model import TargetState
 from kconnect.runtime.sink_loop import SinkLoop
 
-from tests.connectors import RecordingSinkTask, sink_connector
+from tests.connectors import ColumnRecordingSinkTask, RecordingSinkTask, sink_connector
 from tests.unit.kconnect.runtime.loop_fakes import (
     FakeConsumer,
     MemoryControl,
@@ -36,13 +36,22 @@ from tests.unit.kconnect.runtime.loop_fakes import (
 T0, T1 = KTP("t", 0), KTP("t", 1)
 
 
-Connector = sink_connector(RecordingSinkTask)
+CONNECTORS = {task: sink_connector(task) for task in (RecordingSinkTask, ColumnRecordingSinkTask)}
 _HOST: list[Any] = []
+#: The task class of this test's loop: every test runs with `put` and again with `put_batch`.
+_TASK: list[type[RecordingSinkTask]] = [RecordingSinkTask]
+
+
+@pytest.fixture(autouse=True, params=list(CONNECTORS), ids=["put", "put_batch"])
+def task_class(request: pytest.FixtureRequest) -> type[RecordingSinkTask]:
+    """The task class `Running` uses in this test."""
+    _TASK[0] = request.param
+    return request.param  # type: ignore[no-any-return]
 
 
 def _host() -> Any:
     if not _HOST:
-        _HOST.append(plugin_host(Connector))
+        _HOST.append(plugin_host(*CONNECTORS.values()))
     return _HOST[0]
 
 
@@ -58,7 +67,8 @@ class Running:
     ) -> None:
         self.control = MemoryControl()
         self.consumer = consumer
-        spec = task_spec("sink", Connector, RecordingSinkTask, {"topics": "t", **(config or {})}, worker)
+        task = _TASK[0]
+        spec = task_spec("sink", CONNECTORS[task], task, {"topics": "t", **(config or {})}, worker)
         self.loop = SinkLoop(spec, self.control, _host(), consumer)
         self.configure = configure
         self.run: asyncio.Task[None] | None = None
@@ -356,3 +366,17 @@ async def test_an_error_in_open_during_a_rebalance_fails_the_task() -> None:
         await running.start({T0})
         await asyncio.wait_for(running.run, 5)  # type: ignore[arg-type]
     assert isinstance(failure.value.__cause__, OSError)
+
+
+async def test_a_task_overriding_put_batch_gets_columns_unless_transformations_need_records(
+    task_class: type[RecordingSinkTask],
+) -> None:
+    for config, columns in (({}, True), ({"transforms": "f", "transforms.f.type": "DropOrFail"}, False)):
+        consumer = FakeConsumer()
+        consumer.append("t", 0, *_values("a", 0, 5))
+        running = await Running(consumer, config).start({T0})
+        await wait_until(lambda r=running: len(r.task.values) == 5)
+        await running.stop()
+        assert running.task.values == _values("a", 0, 5)
+        took_columns = isinstance(running.task, ColumnRecordingSinkTask) and running.task.batches > 0
+        assert took_columns == (columns and task_class is ColumnRecordingSinkTask), config
