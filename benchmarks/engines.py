@@ -88,6 +88,21 @@ def create_topic(broker: KafkaBroker, topic: str, partitions: int) -> None:
     asyncio.run(create())
 
 
+def delete_topic(broker: KafkaBroker, topic: str) -> None:
+    """Delete `topic` once a round is done with it: the broker's disk is not the measurement's."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    async def delete() -> None:
+        admin = AIOKafkaAdminClient(bootstrap_servers=broker.bootstrap_servers)
+        await admin.start()
+        try:
+            await admin.delete_topics([topic])
+        finally:
+            await admin.close()
+
+    asyncio.run(delete())
+
+
 def processes() -> dict[int, tuple[int, str]]:
     """Every process now running: pid -> (parent pid, command line), from /proc."""
     found = {}
