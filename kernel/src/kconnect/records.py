@@ -157,7 +157,7 @@ class SinkBatch:
     had any) exactly as for a `SinkRecord`, and a record the converters failed on was handled by
     the ``errors.*`` keys first, so the batch holds only records to deliver; what it keeps per
     record is the consumed message and the converters' answers. Each column (`values`, `keys`,
-    `offsets`, ...) is a new list when read, one item per record in fetch order (each partition's
+    `kafka_offsets`, ...) is a new list when read, one item per record in fetch order (each partition's
     records in offset order). `record(i)` and `records()` build the `SinkRecord`s `put` would have
     received, for a task that needs one: to report an errant record, say.
     """
