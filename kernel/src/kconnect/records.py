@@ -149,6 +149,28 @@ class ConsumedMessage(Protocol):
 _sink_record = positional_constructor(SinkRecord)
 
 
+def consumed_sink_record(
+    message: ConsumedMessage, key: SchemaAndValue, value: SchemaAndValue, headers: Headers
+) -> SinkRecord:
+    """The record a sink task receives for a consumed message, from its converted parts."""
+    topic, partition, offset = message.topic, message.partition, message.offset
+    return _sink_record(
+        topic,
+        partition,
+        key.schema,
+        key.value,
+        value.schema,
+        value.value,
+        message.timestamp,
+        headers,
+        offset,
+        TIMESTAMP_TYPES_BY_CODE.get(message.timestamp_type, TimestampType.NO_TIMESTAMP_TYPE),
+        topic,
+        partition,
+        offset,
+    )
+
+
 class SinkBatch:
     """One fetch's records for `SinkTask.put_batch`: columns instead of a `SinkRecord` per record.
 
@@ -232,23 +254,12 @@ class SinkBatch:
 
     def record(self, index: int) -> SinkRecord:
         """The record at `index` as `put` would have received it."""
-        message, key, value = self._messages[index], self._keys[index], self._values[index]
         headers = self._headers.get(index)
-        topic, partition, offset = message.topic, message.partition, message.offset
-        return _sink_record(
-            topic,
-            partition,
-            key.schema,
-            key.value,
-            value.schema,
-            value.value,
-            message.timestamp,
+        return consumed_sink_record(
+            self._messages[index],
+            self._keys[index],
+            self._values[index],
             headers.copy() if headers is not None else Headers(),
-            offset,
-            TIMESTAMP_TYPES_BY_CODE.get(message.timestamp_type, TimestampType.NO_TIMESTAMP_TYPE),
-            topic,
-            partition,
-            offset,
         )
 
     def records(self) -> list[SinkRecord]:

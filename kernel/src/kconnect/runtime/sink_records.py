@@ -19,13 +19,19 @@ from typing import Any
 
 from kconnect.data.schema import SchemaAndValue
 from kconnect.frozen_init import positional_constructor
-from kconnect.records import TIMESTAMP_TYPES_BY_CODE, Headers, SinkBatch, SinkRecord, TimestampType
+from kconnect.records import (
+    TIMESTAMP_TYPES_BY_CODE,
+    Headers,
+    SinkBatch,
+    SinkRecord,
+    TimestampType,
+    consumed_sink_record,
+)
 from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError
 from kconnect.runtime.sink_offsets import DeliveryBatch
 from kconnect.runtime.task_plugins import TaskPlugins
 from kconnect.task import TopicPartition
 
-_TIMESTAMP_TYPES = TIMESTAMP_TYPES_BY_CODE
 _NO_TIMESTAMP_TYPE = TimestampType.NO_TIMESTAMP_TYPE
 _KEY, _VALUE = Stage.KEY_CONVERTER, Stage.VALUE_CONVERTER
 _sink_record = positional_constructor(SinkRecord)
@@ -81,7 +87,7 @@ class SinkRecordBuilder:
                         message.timestamp,
                         headers,
                         offset,
-                        _TIMESTAMP_TYPES.get(message.timestamp_type, _NO_TIMESTAMP_TYPE),
+                        TIMESTAMP_TYPES_BY_CODE.get(message.timestamp_type, _NO_TIMESTAMP_TYPE),
                         topic,
                         partition,
                         offset,
@@ -180,20 +186,4 @@ class SinkRecordBuilder:
         return transformed
 
     def _convert(self, message: Any) -> SinkRecord:
-        key, value, headers = self._parts(message)
-        topic, partition, offset = message.topic, message.partition, message.offset
-        return _sink_record(
-            topic,
-            partition,
-            key.schema,
-            key.value,
-            value.schema,
-            value.value,
-            message.timestamp,
-            headers,
-            offset,
-            _TIMESTAMP_TYPES.get(message.timestamp_type, _NO_TIMESTAMP_TYPE),
-            topic,
-            partition,
-            offset,
-        )
+        return consumed_sink_record(message, *self._parts(message))
