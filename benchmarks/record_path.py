@@ -2,7 +2,8 @@
 
 What a source task host does per line of the file pipeline besides the producer's I/O
 (FileStreamSource's ``poll``, the source loop's ``prepare_all`` through JsonConverter with schemas
-off, and ``SubmittedRecords.submit``), and what a sink task host does per message besides the
+off, and ``SubmittedRecords.submit``; ``source+poll_batch``: ``poll_batch``, ``prepare_batch`` and
+one ``submit`` per batch), and what a sink task host does per message besides the
 consumer's I/O (``SinkRecordBuilder.batch`` from aiokafka ``ConsumerRecord``s of the source's
 bytes). These are the loops `cpu_split.py --py-spy` shows holding the interpreter lock. Two more
 sink rows add FileStreamSink writing each fetch to /dev/null: ``sink+put`` (records, `put`) and
@@ -58,8 +59,10 @@ def _plugins() -> Any:
     return TaskPlugins(converter(True), converter(False), SimpleHeaderConverter(), [])
 
 
-def source_half(path: Path) -> tuple[float, int, list[bytes]]:
-    """poll -> prepare -> submit over the whole file: CPU seconds, records, the first values' bytes."""
+def source_half(path: Path, delivery: str = "poll") -> tuple[float, int, list[bytes]]:
+    """poll -> prepare -> submit over the whole file: CPU seconds, records, the first values' bytes.
+
+    `delivery` ``poll_batch`` polls batches (`SourceBatch`) and converts them column by column."""
     from kconnect.runtime.error_handling import ErrorHandler, ErrorPolicy
     from kconnect.runtime.source_records import SourceRecordPreparer
     from kconnect.runtime.submitted_records import SubmittedRecords
@@ -77,13 +80,21 @@ def source_half(path: Path) -> tuple[float, int, list[bytes]]:
     task.start({"file": str(path), "topic": "t", "batch.size": str(BATCH)})
     submitted, records, values = SubmittedRecords(), 0, []
     started = time.process_time()
-    while polled := task.poll():
-        prepared = prepare_all(polled)
-        for record, ready in zip(polled, prepared, strict=True):
-            submitted.submit(record.source_partition, record.source_offset)
-            if len(values) < BATCH:
-                values.append(ready[2])
-        records += len(polled)
+    if delivery == "poll_batch":
+        while batches := task.poll_batch():
+            for batch in batches:
+                ready = preparer.prepare_batch(batch)
+                submitted.submit(batch.source_partition, batch.source_offset, len(ready.values))
+                values += ready.values[: BATCH - len(values)]
+                records += len(batch)
+    else:
+        while polled := task.poll():
+            prepared = prepare_all(polled)
+            for record, ready in zip(polled, prepared, strict=True):
+                submitted.submit(record.source_partition, record.source_offset)
+                if len(values) < BATCH:
+                    values.append(ready[2])
+            records += len(polled)
     spent = time.process_time() - started
     task.stop()
     return spent, records, values
@@ -121,8 +132,11 @@ def sink_half(values: list[bytes], count: int, delivery: str = "") -> float:
     return spent
 
 
-#: Each half measured, and how (`sink_half`'s `delivery` for the sink halves).
-HALVES = {"source": "", "sink": "", "sink+put": "put", "sink+put_batch": "put_batch"}
+#: Each source half measured, and how (`source_half`'s `delivery`).
+SOURCE_HALVES = {"source": "poll", "source+poll_batch": "poll_batch"}
+#: Each sink half measured, and how (`sink_half`'s `delivery`).
+SINK_HALVES = {"sink": "", "sink+put": "put", "sink+put_batch": "put_batch"}
+HALVES = {**SOURCE_HALVES, **SINK_HALVES}
 
 
 def write_input(path: Path, count: int) -> None:
@@ -139,29 +153,37 @@ def cpu(records: int, rounds: int) -> dict[str, float]:
         write_input(path, records)
         best = dict.fromkeys(HALVES, float("inf"))
         for _ in range(rounds):
-            spent, moved, values = source_half(path)
-            best["source"] = min(best["source"], spent / moved * 1e6)
-            for half, delivery in HALVES.items():
-                if half != "source" and _supported(delivery):
+            for half, delivery in SOURCE_HALVES.items():
+                if _supported(delivery):
+                    spent, moved, values = source_half(path, delivery)
+                    best[half] = min(best[half], spent / moved * 1e6)
+            for half, delivery in SINK_HALVES.items():
+                if _supported(delivery):
                     best[half] = min(best[half], sink_half(values, records, delivery) / records * 1e6)
     return {half: figure for half, figure in best.items() if figure != float("inf")}
 
 
 def _supported(delivery: str) -> bool:
-    """Whether the revision under test has this delivery (``put_batch`` came with `SinkBatch`)."""
+    """Whether the revision under test has this delivery (``put_batch`` came with `SinkBatch`,
+    ``poll_batch`` with `SourceBatch`)."""
     from kconnect.runtime.sink_records import SinkRecordBuilder
+    from kconnect.runtime.source_records import SourceRecordPreparer
 
-    return delivery != "put_batch" or hasattr(SinkRecordBuilder, "columns")
+    if delivery == "put_batch":
+        return hasattr(SinkRecordBuilder, "columns")
+    if delivery == "poll_batch":
+        return hasattr(SourceRecordPreparer, "prepare_batch")
+    return True
 
 
 def _one_half(half: str, records: int) -> None:
     """Run one half once (what callgrind counts): the sink half reads the source half's values."""
     with tempfile.TemporaryDirectory(prefix="kconnect-record-path-") as tmp:
         path = Path(tmp) / "in.txt"
-        write_input(path, records if half == "source" else BATCH)
-        _, _, values = source_half(path)
-        if half != "source":
-            sink_half(values, records, HALVES[half])
+        write_input(path, records if half in SOURCE_HALVES else BATCH)
+        _, _, values = source_half(path, SOURCE_HALVES.get(half, "poll"))
+        if half in SINK_HALVES:
+            sink_half(values, records, SINK_HALVES[half])
 
 
 def instructions(half: str, env: dict[str, str], small: int = 10_000, large: int = 30_000) -> float:
@@ -180,9 +202,14 @@ def instructions(half: str, env: dict[str, str], small: int = 10_000, large: int
     return (counts[1] - counts[0]) / (large - small)
 
 
-def _revision_has_columns(worktree: Path) -> bool:
-    """Whether the revision checked out in `worktree` has the column path."""
-    return "def columns" in (worktree / "kernel/src/kconnect/runtime/sink_records.py").read_text()
+def _revision_has(worktree: Path, delivery: str) -> bool:
+    """Whether the revision checked out in `worktree` has this delivery (see `_supported`)."""
+    runtime = worktree / "kernel/src/kconnect/runtime"
+    if delivery == "put_batch":
+        return "def columns" in (runtime / "sink_records.py").read_text()
+    if delivery == "poll_batch":
+        return "def prepare_batch" in (runtime / "source_records.py").read_text()
+    return True
 
 
 def _revision_env(revision: str | None, worktree: Path) -> dict[str, str]:
@@ -221,7 +248,7 @@ def main() -> int:
                     figures = {
                         half: instructions(half, env)
                         for half, delivery in HALVES.items()
-                        if revision is None or delivery != "put_batch" or _revision_has_columns(worktree)
+                        if revision is None or _revision_has(worktree, delivery)
                     }
                     unit = "instructions per record"
                 else:

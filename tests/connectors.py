@@ -29,6 +29,7 @@ from kconnect import (
     SinkConnector,
     SinkRecord,
     SinkTask,
+    SourceBatch,
     SourceConnector,
     SourceRecord,
     SourceTask,
@@ -169,6 +170,50 @@ class ScriptedSourceTask(SourceTask):
     def stop(self) -> None:
         """Remember the stop."""
         self.stopped = True
+
+
+class ScriptedBatchSourceTask(SourceTask):
+    """Returns the polls in `script` in turn, each a list of `SourceBatch`es: as columns from
+    `poll_batch`, as their records from `poll` (counted in `batch_polls` and `record_polls`); when
+    they run out, asks `control` to stop the task, if `stop_when_done`. It does not override
+    `commit_record`, so the source loop may take its batches as they are."""
+
+    def __init__(self) -> None:
+        self.script: list[list[SourceBatch]] = []
+        self.control: Any = None
+        self.stop_when_done = True
+        self.batch_polls = 0
+        self.record_polls = 0
+        self.commits = 0
+
+    def start(self, config: Mapping[str, str]) -> None:
+        """Nothing to set up."""
+
+    def _next(self) -> list[SourceBatch] | None:
+        if not self.script:
+            if self.stop_when_done:
+                self.control.set_threadsafe(TargetState.STOPPED)
+            return None
+        return self.script.pop(0)
+
+    def poll_batch(self) -> list[SourceBatch] | None:
+        """The next scripted poll, as it is."""
+        batches = self._next()
+        self.batch_polls += batches is not None
+        return batches
+
+    def poll(self) -> list[SourceRecord] | None:
+        """The records of the next scripted poll, batch after batch."""
+        batches = self._next()
+        self.record_polls += batches is not None
+        return None if batches is None else [r for batch in batches for r in batch.records()]
+
+    def commit(self) -> None:
+        """Count the commit."""
+        self.commits += 1
+
+    def stop(self) -> None:
+        """Nothing to release."""
 
 
 class CallLog:

@@ -35,7 +35,7 @@ from kconnect.data.schema import Schema, SchemaAndValue, SchemaBuilder
 from kconnect.data.struct import Struct
 from kconnect.errors import ConnectError, DataError, RetriableError
 from kconnect.hookspecs import hookimpl
-from kconnect.records import ConnectRecord, Header, Headers, SinkBatch, SinkRecord, SourceRecord
+from kconnect.records import ConnectRecord, Header, Headers, SinkBatch, SinkRecord, SourceBatch, SourceRecord
 from kconnect.task import (
     OffsetStorageReader,
     SinkTask,
@@ -73,6 +73,7 @@ __all__ = [
     "SinkRecord",
     "SinkTask",
     "SinkTaskContext",
+    "SourceBatch",
     "SourceConnector",
     "SourceConnectorContext",
     "SourceRecord",

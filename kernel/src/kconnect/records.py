@@ -109,6 +109,59 @@ class SourceRecord(ConnectRecord):
     source_offset: Mapping[str, Any] | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceBatch:
+    """Records of one source partition, as columns: what `SourceTask.poll_batch` returns.
+
+    kconnect's extension, the source counterpart of `SinkBatch`: a source that reads many records
+    per poll (lines of a file, rows of a query) hands over their values in one list instead of a
+    `SourceRecord` per record, and one offset for all of them. `values` holds one item per record
+    in order; `keys`, `timestamps` and `headers`, when given, one item per record as well (None:
+    no key, the producer's timestamp, no headers for every record). The topic, schemas, Kafka
+    partition and source partition are the batch's.
+
+    `source_offset` is the offset just after the batch's last record: it is committed once Kafka
+    acknowledged every record of the batch, so the batch is the unit of progress (a task restarted
+    after a crash resumes at a batch boundary). `record(i)` and `records()` build the
+    `SourceRecord`s `poll` would have returned, the offset on the last one only.
+    """
+
+    topic: str
+    values: Sequence[Any]
+    value_schema: Schema | None = None
+    keys: Sequence[Any] | None = None
+    key_schema: Schema | None = None
+    kafka_partition: int | None = None
+    timestamps: Sequence[int | None] | None = None
+    headers: Sequence[Headers] | None = None
+    source_partition: Mapping[str, Any] | None = None
+    source_offset: Mapping[str, Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def record(self, index: int) -> SourceRecord:
+        """The record at `index`; only the last one carries the batch's `source_offset`."""
+        index = range(len(self.values))[index]  # a negative index counts from the end
+        last = index == len(self.values) - 1
+        return SourceRecord(
+            topic=self.topic,
+            kafka_partition=self.kafka_partition,
+            key_schema=self.key_schema,
+            key=self.keys[index] if self.keys is not None else None,
+            value_schema=self.value_schema,
+            value=self.values[index],
+            timestamp=self.timestamps[index] if self.timestamps is not None else None,
+            headers=self.headers[index].copy() if self.headers is not None else Headers(),
+            source_partition=self.source_partition,
+            source_offset=self.source_offset if last else None,
+        )
+
+    def records(self) -> list[SourceRecord]:
+        """Every record of the batch, in order."""
+        return [self.record(i) for i in range(len(self.values))]
+
+
 class TimestampType(str, Enum):
     """Where a consumed record's timestamp came from."""
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, ClassVar, Protocol
 
-from kconnect.records import SinkBatch, SinkRecord, SourceRecord
+from kconnect.records import SinkBatch, SinkRecord, SourceBatch, SourceRecord
 
 
 class OffsetStorageReader(Protocol):
@@ -177,6 +177,36 @@ class SourceTask(Task):
     @abstractmethod
     def poll(self) -> list[SourceRecord] | None:
         """Return new records, or None/[] when there are none now. Should not block for long."""
+
+    def poll_batch(self) -> Sequence[SourceBatch] | None:
+        """Return new records as columns, a `SourceBatch` per source partition (kconnect's
+        extension; opt-in), or None/[] when there are none now.
+
+        A task that overrides it is polled here instead of through `poll` whenever nothing needs a
+        `SourceRecord` per record: no transformation, no exactly-once support, ``errors.tolerance``
+        none and `commit_record` not overridden; otherwise `poll` is called as before. The contract
+        is `poll`'s, with the same records in the same order, except that a batch's offset is
+        committed only once all its records are acknowledged. The default returns each record of
+        `poll` as a batch of one.
+        """
+        records = self.poll()
+        if not records:
+            return None
+        return [
+            SourceBatch(
+                topic=record.topic,
+                values=[record.value],
+                value_schema=record.value_schema,
+                keys=[record.key],
+                key_schema=record.key_schema,
+                kafka_partition=record.kafka_partition,
+                timestamps=[record.timestamp],
+                headers=[record.headers],
+                source_partition=record.source_partition,
+                source_offset=record.source_offset,
+            )
+            for record in records
+        ]
 
     @abstractmethod
     def stop(self) -> None:

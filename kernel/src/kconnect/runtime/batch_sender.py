@@ -9,6 +9,11 @@ Partitions are chosen as Java's producer does: the record's own partition if it 
 murmur2 hash of the key if it has a key, else one partition per topic for the whole poll (Java's
 sticky partitioning, which keeps batches full).
 
+Records come one by one (`OutgoingRecord`, `send`) or as runs of one topic's keyless records in
+columns (`OutgoingRun`, `send_runs`: a `SourceBatch`'s, appended to the producer's batch in a
+tight loop, with no object per record). Each carries a token the callbacks get back when Kafka
+answers; records that share a token (a run's) are reported as one span of them.
+
 Records of one topic-partition go out in the order given, in batches handed to the producer in
 that order; a batch's records are acknowledged together, in order, with the batch's base offset
 plus their index. A failed batch acknowledges none of its records; the error callback decides
@@ -26,6 +31,7 @@ as a `DeliveryError` saying which partition, how many records and how long it wa
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import random
 import time
@@ -45,6 +51,8 @@ log = logging.getLogger(__name__)
 UNANSWERED_PER_PARTITION = 2
 #: The longest one wait for a topic's metadata (aiokafka's own is ``request.timeout.ms``).
 MAX_METADATA_WAIT_S = 60.0
+#: The headers of a record without any, as the producer's batch takes them (never changed).
+_NO_HEADERS: list[tuple[str, bytes]] = []
 #: How often a sender waiting for the broker logs that it still waits.
 WAIT_LOG_INTERVAL_S = 10.0
 
@@ -62,11 +70,39 @@ class OutgoingRecord:
     on_ack: Any
 
 
-@dataclass
+@dataclass(slots=True)
+class OutgoingRun:
+    """Converted keyless records of one topic, in columns, acknowledged with one token.
+
+    A None column is None for every record (the producer's timestamp, no headers); a run without
+    a `partition` goes to the topic's partition of this send, as keyless records do.
+    """
+
+    topic: str
+    partition: int | None
+    values: Sequence[bytes | None]
+    timestamps: Sequence[int | None] | None
+    headers: Sequence[list[tuple[str, bytes]]] | None
+    on_ack: Any
+
+
+#: Consecutive records of a batch that share an acknowledgement token: the token, how many.
+Span = tuple[Any, int]
+
+
+@dataclass(slots=True)
 class _Batch:
     builder: Any
-    records: list[OutgoingRecord] = field(default_factory=list)
+    #: The records appended, as spans of one token, in order.
+    spans: list[Span] = field(default_factory=list)
+    count: int = 0
     handed_at: float = 0.0
+
+    def add(self, token: Any, count: int) -> None:
+        """`count` more records with `token` were appended."""
+        if count:
+            self.spans.append((token, count))
+            self.count += count
 
 
 class DeliveryError(Exception):
@@ -78,13 +114,13 @@ class SendAbandoned(Exception):
     it was halted; nothing unsent is lost (it was not acknowledged, so its offset is not committed)."""
 
 
-AckCallback = Callable[[Sequence[OutgoingRecord], Any], None]
-"""Called once per acknowledged batch: its records in order, and the metadata of the first (the
-others' offsets follow it one by one)."""
-ErrorCallback = Callable[[BaseException, Sequence[OutgoingRecord]], bool]
-"""Called once per failed batch with the error and the batch's records; True when the caller
-tolerates the failure (``errors.tolerance=all``: the records are skipped and sending goes on),
-False when it fails the task (no further batch is handed over)."""
+AckCallback = Callable[[Sequence[Span], Any], None]
+"""Called once per acknowledged batch: its records' tokens in order, as spans, and the metadata of
+the first record (the others' offsets follow it one by one)."""
+ErrorCallback = Callable[[BaseException, Sequence[Span]], bool]
+"""Called once per failed batch with the error and the batch's records' tokens, as spans; True
+when the caller tolerates the failure (``errors.tolerance=all``: the records are skipped and
+sending goes on), False when it fails the task (no further batch is handed over)."""
 
 
 class BatchSender:
@@ -141,15 +177,13 @@ class BatchSender:
             if batch is None:
                 batch = open_batches[slot] = _Batch(self._producer.create_batch())
             if not self._append(batch, record):
-                await self._send_batch(batch, *slot)
-                batch = open_batches[slot] = _Batch(self._producer.create_batch())
+                batch = await self._next_batch(batch, slot, open_batches)
                 if not self._append(batch, record):
                     raise ValueError(
                         f"a record for {record.topic} is larger than the producer's batch size "
                         f"({len(record.value or b'') + len(record.key or b'')} bytes)"
                     )
-        for (topic, partition), batch in open_batches.items():
-            await self._send_batch(batch, topic, partition)
+        await self._send_open(open_batches)
 
     @staticmethod
     def _append(batch: _Batch, record: OutgoingRecord) -> bool:
@@ -158,8 +192,55 @@ class BatchSender:
         )
         if metadata is None:
             return False
-        batch.records.append(record)
+        batch.add(record.on_ack, 1)
         return True
+
+    async def send_runs(self, runs: Sequence[OutgoingRun]) -> None:
+        """Send these runs of records, as `send` sends records (the same order, flow control and
+        failures); a run is appended in one loop, reported to the callbacks as spans of its token."""
+        sticky: dict[str, int] = {}
+        open_batches: dict[tuple[str, int], _Batch] = {}
+        for run in runs:
+            partition = run.partition
+            if partition is None:
+                partition = sticky.get(run.topic)
+                if partition is None:
+                    partition = sticky[run.topic] = random.choice(await self._partitions(run.topic))
+            slot = (run.topic, partition)
+            batch = open_batches.get(slot)
+            if batch is None:
+                batch = open_batches[slot] = _Batch(self._producer.create_batch())
+            append = batch.builder.append
+            timestamps = run.timestamps or itertools.repeat(None)
+            headers = run.headers or itertools.repeat(_NO_HEADERS)
+            appended = 0
+            # An absent column repeats without end: the values say how many records there are.
+            for value, timestamp, wire_headers in zip(run.values, timestamps, headers, strict=False):
+                if append(timestamp=timestamp, key=None, value=value, headers=wire_headers) is None:
+                    batch.add(run.on_ack, appended)
+                    appended = 0
+                    batch = await self._next_batch(batch, slot, open_batches)
+                    append = batch.builder.append
+                    if append(timestamp=timestamp, key=None, value=value, headers=wire_headers) is None:
+                        raise ValueError(
+                            f"a record for {run.topic} is larger than the producer's batch size "
+                            f"({len(value or b'')} bytes)"
+                        )
+                appended += 1
+            batch.add(run.on_ack, appended)
+        await self._send_open(open_batches)
+
+    async def _next_batch(
+        self, full: _Batch, slot: tuple[str, int], open_batches: dict[tuple[str, int], _Batch]
+    ) -> _Batch:
+        """Send the full batch of `slot` and open the next one in its place."""
+        await self._send_batch(full, *slot)
+        batch = open_batches[slot] = _Batch(self._producer.create_batch())
+        return batch
+
+    async def _send_open(self, open_batches: dict[tuple[str, int], _Batch]) -> None:
+        for (topic, partition), batch in open_batches.items():
+            await self._send_batch(batch, topic, partition)
 
     async def _partition_for(self, record: OutgoingRecord, sticky: dict[str, int]) -> int:
         if record.partition is not None:
@@ -208,7 +289,7 @@ class BatchSender:
                 )
 
     async def _send_batch(self, batch: _Batch, topic: str, partition: int) -> None:
-        if not batch.records or self.failed:
+        if not batch.count or self.failed:
             return
         slot = (topic, partition)
         await self._wait_for_room(slot)
@@ -263,18 +344,18 @@ class BatchSender:
         self._answered.set()
         if done.cancelled():
             self.failed = True
-            self._on_error(asyncio.CancelledError("send cancelled"), batch.records)
+            self._on_error(asyncio.CancelledError("send cancelled"), batch.spans)
             return
         error = done.exception()
         if error is not None:
-            if not self._on_error(self._delivery_error(error, batch, slot), batch.records):
+            if not self._on_error(self._delivery_error(error, batch, slot), batch.spans):
                 self.failed = True
             return
-        self._on_ack(batch.records, done.result())
+        self._on_ack(batch.spans, done.result())
 
     def _delivery_error(self, error: BaseException, batch: _Batch, slot: tuple[str, int]) -> DeliveryError:
         waited = time.monotonic() - batch.handed_at
-        count = len(batch.records)
+        count = batch.count
         what = f"{count} record{'s' if count != 1 else ''} for {slot[0]}-{slot[1]}"
         if broker_unreachable(error):
             message = (

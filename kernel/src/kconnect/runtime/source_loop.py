@@ -20,6 +20,12 @@ waits for one in progress); a store that fails for another reason than an unreac
 fails the task, as a periodic commit's does. Not under exactly-once support: there transactions
 decide what is committed.
 
+Polls as columns: a task that overrides `SourceTask.poll_batch` is polled through it wherever
+nothing needs a `SourceRecord` per record (no transformation, no exactly-once support,
+``errors.tolerance=none``, `commit_record` not overridden). Each `SourceBatch` is converted column
+by column, sent as one run (`BatchSender.send_runs`) and tracked as one `SubmittedRecord` whose
+offset, the one after its last record, is committed once Kafka acknowledged all of its records.
+
 Broker outages: the periodic commit does not wait for sends in flight (it stores what is
 acknowledged so far, as Kafka's does); a pause or the end of the loop waits for them at most
 ``offset.flush.timeout.ms``. While the broker does not answer, the producer retries (see
@@ -55,8 +61,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
 from kconnect.config.offset_flush_keys import offset_flush_records
@@ -65,8 +71,8 @@ from kconnect.executor import TaskSpec
 from kconnect.kafka.clients import ProducerClient, delivery_policy
 from kconnect.model import TargetState
 from kconnect.plugin_host import PluginHost
-from kconnect.records import SourceRecord
-from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord, SendAbandoned
+from kconnect.records import SourceBatch, SourceRecord
+from kconnect.runtime.batch_sender import BatchSender, OutgoingRecord, OutgoingRun, SendAbandoned, Span
 from kconnect.runtime.control import ActiveTopics, TargetFollower, TaskControl
 from kconnect.runtime.error_handling import ErrorHandler, Stage
 from kconnect.runtime.exactly_once import task_producer
@@ -80,6 +86,8 @@ from kconnect.runtime.topic_creation import TopicCreation
 from kconnect.task import SourceTask
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: The class Kafka names for a failed send (stage KAFKA_PRODUCE) in error reports.
 PRODUCER_STAGE_CLASS = "org.apache.kafka.connect.runtime.WorkerSourceTask"
@@ -130,6 +138,16 @@ class SourceLoop:
         self.stalls = StallWatchdog(spec, control)
         #: `transactions`: the task's transactions under exactly-once support; None: at-least-once.
         self.producer, self.transactions = task_producer(spec, producer)
+        #: Polled as columns (`SourceTask.poll_batch`, overridden) where nothing needs a record
+        #: object per record: transformations, transactions, `commit_record` and the per-record
+        #: reports of ``errors.tolerance=all`` all do.
+        self._polls_batches = (
+            type(self.task).poll_batch is not SourceTask.poll_batch
+            and not self.plugins.transforms
+            and self.transactions is None
+            and not self._notify_commits
+            and not self.errors.policy.tolerate_all
+        )
         self.sender = BatchSender(
             self.producer,
             self._on_ack,
@@ -206,19 +224,30 @@ class SourceLoop:
         follower = TargetFollower(self.control)
         while await follower.proceed(self._commit_before_pause):
             started = time.monotonic()
-            records = await self._poll()
+            records: list[SourceRecord] | None = None
+            batches: Sequence[SourceBatch] | None = None
+            if self._polls_batches:
+                batches = await self._poll(self.task.poll_batch)
+                count = sum(map(len, batches)) if batches else 0
+            else:
+                records = await self._poll(self.task.poll)
+                count = len(records) if records else 0
             if self.control.worker_lost:
                 log.warning(
                     "Source task %s: its worker is gone; the %d records of the last poll are not sent",
                     self.spec.id,
-                    len(records or ()),
+                    count,
                 )
                 return
-            if records:
-                self.metrics.records_in += len(records)
-                self.metrics.batch(started, len(records))
+            if count:
+                self.metrics.records_in += count
+                self.metrics.batch(started, count)
+            if count or batches:  # a batch without records may still carry an offset to commit
                 try:
-                    await self._dispatch(records)
+                    if batches:
+                        await self._send_batches(batches)
+                    else:
+                        await self._dispatch(records or [])
                 except SendAbandoned:
                     if self.control.worker_lost:
                         log.warning("Source task %s: its worker is gone; the rest is not sent", self.spec.id)
@@ -227,7 +256,7 @@ class SourceLoop:
                     if self.transactions is not None:
                         await self.transactions.abort(self.flush_timeout_s)
                     return
-            else:
+            if not count:
                 if self.transactions is not None:
                     await self._dispatch([])
                 await self.control.wait_for_target_change(TargetState.STARTED, IDLE_BACKOFF_S)
@@ -255,12 +284,12 @@ class SourceLoop:
         with self.stalls.marking("commit() has not returned"):
             await asyncio.to_thread(self.task.commit)
 
-    async def _poll(self) -> list[SourceRecord] | None:
-        """One `poll` in a thread; `_wake_poll_on_stop` may call `stop` meanwhile."""
+    async def _poll(self, poll: Callable[[], T]) -> T:
+        """One `poll` (or `poll_batch`) in a thread; `_wake_poll_on_stop` may call `stop` meanwhile."""
         self._polling = True
         try:
             with self.stalls.marking("poll() has not returned"):
-                return await asyncio.to_thread(self.task.poll)
+                return await asyncio.to_thread(poll)
         finally:
             self._polling = False
 
@@ -328,6 +357,48 @@ class SourceLoop:
             await self.sender.send(outgoing)
         self.records_sent += len(outgoing)
 
+    async def _send_batches(self, batches: Sequence[SourceBatch]) -> None:
+        """Convert a poll's batches column by column and send them with one offset each.
+
+        No object is built per record: a batch's records share one `SubmittedRecord`, which
+        Kafka's acknowledgements count down, so its offset is committed once all are acknowledged.
+        """
+        if self._convert_in_thread:
+            prepared = await asyncio.to_thread(lambda: [self.preparer.prepare_batch(b) for b in batches])
+        else:
+            prepared = [self.preparer.prepare_batch(batch) for batch in batches]
+        runs: list[OutgoingRun] = []
+        keyed: list[OutgoingRecord] = []
+        topics: dict[str, None] = {}
+        sent = 0
+        for batch, ready in zip(batches, prepared, strict=True):
+            values = ready.values
+            token = self.submitted.submit(batch.source_partition, batch.source_offset, len(values))
+            self._acked_since_commit += len(batch) - len(values)  # dropped after an error: done
+            topic, partition = batch.topic, batch.kafka_partition
+            topics[topic] = None
+            sent += len(values)
+            if ready.keys is None:
+                runs.append(OutgoingRun(topic, partition, values, ready.timestamps, ready.headers, token))
+            else:  # keys choose each record's partition: sent one by one, still with one token
+                timestamps = ready.timestamps or [None] * len(values)
+                headers = ready.headers or [[] for _ in values]
+                columns = zip(ready.keys, values, timestamps, headers, strict=True)
+                keyed += [
+                    OutgoingRecord(topic, partition, key, value, timestamp, wire_headers, token)
+                    for key, value, timestamp, wire_headers in columns
+                ]
+        for topic in topics:
+            if self.topics.is_new(topic):
+                await self.control.topic_used(topic)
+        await self.topic_creation.ensure(topics)
+        waiting = f"Kafka has not taken {count_records(sent)} (the producer waits for the broker)"
+        with self.stalls.marking(waiting):
+            await self.sender.send_runs(runs)
+            if keyed:
+                await self.sender.send(keyed)
+        self.records_sent += sent
+
     def _prepare_all(self, records: list[SourceRecord]) -> list[Prepared | None]:
         """Each record transformed and converted; None where it was dropped or skipped after an error."""
         return self.preparer.prepare_all(records)
@@ -338,18 +409,24 @@ class SourceLoop:
         self._acked_since_commit += 1
         self._record_done(record, None)
 
-    def _on_ack(self, batch: Sequence[OutgoingRecord], metadata: Any) -> None:
+    def _on_ack(self, spans: Sequence[Span], metadata: Any) -> None:
         ack = self.submitted.ack
-        self.metrics.records_out += len(batch)
-        self._acked_since_commit += len(batch)
-        if not self._notify_commits:
-            for outgoing in batch:
-                ack(outgoing.on_ack[0])
-            return
-        for index, outgoing in enumerate(batch):
-            submitted, record = outgoing.on_ack
-            ack(submitted)
-            self._record_done(record, metadata._replace(offset=metadata.offset + index))
+        if self._polls_batches:  # the tokens are batches' SubmittedRecords, a span per batch
+            acked = 0
+            for submitted, count in spans:
+                ack(submitted, count)
+                acked += count
+        else:  # a token per record: (SubmittedRecord, SourceRecord)
+            acked = len(spans)
+            if self._notify_commits:
+                for index, ((submitted, record), _) in enumerate(spans):
+                    ack(submitted)
+                    self._record_done(record, metadata._replace(offset=metadata.offset + index))
+            else:
+                for token, _ in spans:
+                    ack(token[0])
+        self.metrics.records_out += acked
+        self._acked_since_commit += acked
 
     def _record_done(self, record: SourceRecord, metadata: Any) -> None:
         """Kafka has the record (or it was dropped): tell the task now, or, in a transaction, once
@@ -366,15 +443,15 @@ class SourceLoop:
         except Exception:
             log.exception("commit_record of %s failed", self.spec.id)
 
-    def _on_send_error(self, error: BaseException, batch: Sequence[OutgoingRecord]) -> bool:
+    def _on_send_error(self, error: BaseException, spans: Sequence[Span]) -> bool:
         """A batch Kafka did not take: under ``errors.tolerance=all`` its records are reported and
         skipped, their offsets committed in turn (Kafka's KIP-779); otherwise the task fails."""
         # In a transaction a failed batch dooms the whole transaction: no record can be skipped.
+        # (Polled batches are only taken under errors.tolerance=none.)
         if not self.errors.policy.tolerate_all or self.transactions is not None:
             self.send_error = self.send_error or error
             return False
-        for outgoing in batch:
-            submitted, record = outgoing.on_ack
+        for (submitted, record), _ in spans:
             self.errors.execute_failed(Stage.KAFKA_PRODUCE, PRODUCER_STAGE_CLASS, error, source_record=record)
             self.errors.counts.skipped += 1
             self.submitted.ack(submitted)

@@ -9,13 +9,29 @@ as the connector's ``errors.*`` keys say); a dropped or skipped record is None.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from kconnect.records import Headers, SourceRecord
+from kconnect.records import Headers, SourceBatch, SourceRecord
 from kconnect.runtime.error_handling import ErrorHandler, Stage, StageError
 from kconnect.runtime.task_plugins import TaskPlugins
 
 #: A record ready to send: as transformed, then its key, value and headers as bytes.
 Prepared = tuple[SourceRecord, bytes | None, bytes | None, list[tuple[str, bytes]]]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedBatch:
+    """A `SourceBatch` ready to send: its records' keys, values and headers as bytes, in columns.
+
+    A column that is None is None for every record (no key, the producer's timestamp, no
+    headers); records dropped after an error are left out of every column.
+    """
+
+    keys: Sequence[bytes | None] | None
+    values: Sequence[bytes | None]
+    timestamps: Sequence[int | None] | None
+    headers: Sequence[list[tuple[str, bytes]]] | None
 
 
 class SourceRecordPreparer:
@@ -72,6 +88,42 @@ class SourceRecordPreparer:
             else:
                 append((record, key, value, []))
         return prepared
+
+    def prepare_batch(self, batch: SourceBatch) -> PreparedBatch:
+        """`batch`'s records converted column by column (nothing transforms a batch).
+
+        A record the converters fail on goes through `prepare` as `batch.record(i)`, with its error
+        handling, and is left out when that drops it. Converters are given one `Headers` for the
+        whole batch: should one add a header to it, the batch is prepared record by record instead,
+        so each record gets its own.
+        """
+        topic = batch.topic
+        plugins = self._plugins
+        scratch = Headers()
+        try:
+            if batch.keys is None and batch.headers is None:
+                value_of = plugins.value_converter.from_connect_data
+                schema = batch.value_schema
+                values = [value_of(topic, schema, value, scratch) for value in batch.values]
+                if not len(scratch):
+                    return PreparedBatch(None, values, batch.timestamps, None)
+        except Exception:
+            pass  # some record failed: the record-by-record path below finds which, and handles it
+        return self._prepare_records(batch)
+
+    def _prepare_records(self, batch: SourceBatch) -> PreparedBatch:
+        keys: list[bytes | None] = []
+        values: list[bytes | None] = []
+        timestamps: list[int | None] = []
+        headers: list[list[tuple[str, bytes]]] = []
+        for ready in self.prepare_all(batch.records()):
+            if ready is not None:
+                record, key, value, wire_headers = ready
+                keys.append(key)
+                values.append(value)
+                timestamps.append(record.timestamp)
+                headers.append(wire_headers)
+        return PreparedBatch(keys, values, timestamps, headers)
 
     def _recover(self, failed: StageError, original: SourceRecord) -> Prepared | None:
         """The error handler's answer to `original` failing a step: retried, skipped or raised."""

@@ -22,11 +22,18 @@ def partition_key(partition: Mapping[str, Any] | None) -> str:
 
 @dataclass(slots=True)
 class SubmittedRecord:
-    """One record sent to Kafka and not yet committed."""
+    """Records sent to Kafka and not yet committed: one record, or a batch committed as a whole
+    (`kconnect.records.SourceBatch`: its offset is the one after its last record)."""
 
     partition: Mapping[str, Any] | None
     offset: Mapping[str, Any] | None
-    acked: bool = False
+    #: How many of its records Kafka has not acknowledged yet.
+    unacked: int = 1
+
+    @property
+    def acked(self) -> bool:
+        """Kafka acknowledged every one of its records."""
+        return not self.unacked
 
 
 @dataclass
@@ -42,10 +49,11 @@ class SubmittedRecords:
     _last_queue: deque[SubmittedRecord] | None = None
 
     def submit(
-        self, partition: Mapping[str, Any] | None, offset: Mapping[str, Any] | None
+        self, partition: Mapping[str, Any] | None, offset: Mapping[str, Any] | None, count: int = 1
     ) -> SubmittedRecord:
-        """Record that a record with this source partition/offset is about to be sent."""
-        record = SubmittedRecord(partition, offset)
+        """Record that a record (or `count` records sharing one offset) with this source
+        partition/offset is about to be sent; `count` 0 is acknowledged at once."""
+        record = SubmittedRecord(partition, offset, count)
         queue = self._last_queue
         if queue is None or partition is not self._last_partition:
             key = partition_key(partition)
@@ -55,14 +63,14 @@ class SubmittedRecords:
                 self._partitions[key] = partition
             self._last_partition, self._last_queue = partition, queue
         queue.append(record)
-        self._pending += 1
+        self._pending += count
         return record
 
-    def ack(self, record: SubmittedRecord) -> None:
-        """Kafka acknowledged this record."""
-        if not record.acked:
-            record.acked = True
-            self._pending -= 1
+    def ack(self, record: SubmittedRecord, count: int | None = None) -> None:
+        """Kafka acknowledged `count` of its records (None: all that are left)."""
+        acked = record.unacked if count is None else min(count, record.unacked)
+        record.unacked -= acked
+        self._pending -= acked
 
     @property
     def pending(self) -> int:

@@ -42,9 +42,18 @@ class LineBuffer:
         `position` is then the offset past the last line taken. One call takes a whole poll's
         lines: the per-line work stays inside this loop.
         """
+        positions: list[int] = []
+        return list(zip(self._take(limit, positions), positions, strict=True))
+
+    def take_lines(self, limit: int) -> list[str]:
+        """Up to `limit` complete lines, as `take` gives them, without the position of each:
+        `position` is the offset past the last one (all a batch of lines needs as its offset)."""
+        return self._take(limit, None)
+
+    def _take(self, limit: int, positions: list[int] | None) -> list[str]:
         buffer, start, scan, position = self._buffer, self._start, self._scan, self.position
         find = buffer.find
-        taken: list[tuple[str, int]] = []
+        taken: list[str] = []
         append = taken.append
         for _ in range(limit):
             end = find(b"\n", scan)
@@ -53,7 +62,9 @@ class LineBuffer:
                 break
             stop = end - 1 if end > start and buffer[end - 1] == 0x0D else end
             position += end + 1 - start
-            append((buffer[start:stop].decode("utf-8", errors="replace"), position))
+            append(buffer[start:stop].decode("utf-8", errors="replace"))
+            if positions is not None:
+                positions.append(position)
             start = scan = end + 1
         self._start, self._scan, self.position = start, scan, position
         return taken

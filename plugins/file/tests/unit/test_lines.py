@@ -101,3 +101,13 @@ def test_take_returns_at_most_limit_lines_with_the_positions_next_line_gives() -
         ]
     )
     assert in_batches.take(5) == [] and in_batches.position == 24 and in_batches.pending == len(b"partial")
+
+
+def test_take_lines_gives_takes_lines_and_leaves_the_position_after_the_last() -> None:
+    with_positions, without = LineBuffer(5), LineBuffer(5)
+    for lines in (with_positions, without):
+        lines.feed(b"a\nbb\r\n\nccc\ndd")
+    taken = with_positions.take(3)
+    assert without.take_lines(3) == [line for line, _ in taken] == ["a", "bb", ""]
+    assert without.position == with_positions.position == taken[-1][1] == 12
+    assert without.take_lines(5) == ["ccc"] and without.position == 16 and without.pending == 2

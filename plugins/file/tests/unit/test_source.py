@@ -83,6 +83,28 @@ def test_many_lines_in_one_read_all_arrive_in_order(tmp_path: Path) -> None:
     assert got[-1][1] == path.stat().st_size
 
 
+def test_poll_batch_gives_polls_lines_as_one_batch_with_the_position_after_the_last(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes("a\nbé\r\nc\nhalf".encode())
+    by_records = _values_and_positions(_task(path, batch=2))
+    task = _task(path, batch=2)
+    batches = []
+    while polled := task.poll_batch():
+        batches += polled
+    assert [(b.values, b.source_offset) for b in batches] == [
+        (["a", "bé"], {"position": 7}),
+        (["c"], {"position": 9}),
+    ]
+    assert all(b.topic == "t" and b.source_partition == {"filename": str(path)} for b in batches)
+    # The same lines as poll's records, and each batch's offset is its last record's.
+    assert [v for b in batches for v in b.values] == [v for v, _ in by_records]
+    assert [b.source_offset["position"] for b in batches if b.source_offset] == [
+        by_records[1][1],
+        by_records[2][1],
+    ]
+    task.stop()
+
+
 def test_exactly_once_is_supported_for_a_file_and_not_for_stdin_as_kafkas_connector_answers() -> None:
     connector = FileStreamSourceConnector()
     assert (

@@ -15,7 +15,9 @@ from kconnect.runtime.batch_sender import (
     BatchSender,
     DeliveryError,
     OutgoingRecord,
+    OutgoingRun,
     SendAbandoned,
+    Span,
 )
 
 from tests.unit.kconnect.runtime.loop_fakes import FakeProducer
@@ -32,12 +34,15 @@ class Acks:
         self.acked: list[tuple[str, int, int]] = []
         self.errors: list[BaseException] = []
 
-    def on_ack(self, batch: Sequence[OutgoingRecord], metadata: Any) -> None:
+    def on_ack(self, spans: Sequence[Span], metadata: Any) -> None:
         """One call per batch; record i of it is at the first record's offset + i."""
-        for index, record in enumerate(batch):
-            self.acked.append((record.on_ack, metadata.partition, metadata.offset + index))
+        index = 0
+        for token, count in spans:
+            for _ in range(count):
+                self.acked.append((token, metadata.partition, metadata.offset + index))
+                index += 1
 
-    def on_error(self, error: BaseException, records: Sequence[OutgoingRecord]) -> bool:
+    def on_error(self, error: BaseException, spans: Sequence[Span]) -> bool:
         self.errors.append(error)
         return False
 
@@ -163,3 +168,31 @@ async def test_a_stopping_task_stops_waiting_for_metadata() -> None:
     with pytest.raises(SendAbandoned):
         await sender.send([out("a", partition=0)])
     assert not producer.sent
+
+
+def run(values: list[str], token: str, partition: int | None = None, topic: str = "t") -> OutgoingRun:
+    return OutgoingRun(topic, partition, [v.encode() for v in values], None, None, token)
+
+
+async def test_runs_fill_batches_in_order_and_come_back_as_spans_of_their_token() -> None:
+    producer, acks = FakeProducer(partitions=3, batch_capacity=4), Acks()
+    spans: list[list[tuple[str, int]]] = []
+    sender = BatchSender(producer, lambda s, m: (spans.append(list(s)), acks.on_ack(s, m)), acks.on_error)
+    await sender.send_runs([run(["a1", "a2", "a3"], "A"), run(["b1", "b2", "b3"], "B")])
+    await producer.flush()
+    assert len({s.partition for s in producer.sent}) == 1, "keyless runs stick to one partition per send"
+    assert [len(s.batch.records) for s in producer.sent] == [4, 2]
+    assert spans == [[("A", 3), ("B", 1)], [("B", 2)]], "a run split across batches: a span in each"
+    assert [a[2] for a in acks.acked] == list(range(6))
+    assert b"".join(v or b"" for v in producer.values("t")) == b"a1a2a3b1b2b3"
+
+
+async def test_a_run_with_its_own_partition_goes_there_and_a_failed_batch_acknowledges_none_of_it() -> None:
+    producer, acks = FakeProducer(partitions=3), Acks()
+    producer.fail = {("t", 1)}
+    await BatchSender(producer, acks.on_ack, acks.on_error).send_runs(
+        [run(["x", "y"], "X", 1), run(["z"], "Z", 2)]
+    )
+    await producer.flush()
+    assert acks.acked == [("Z", 2, 0)]
+    assert len(acks.errors) == 1 and "rejected 2 records for t-1" in str(acks.errors[0])

@@ -10,12 +10,12 @@ import pytest
 from aiokafka.structs import ConsumerRecord
 from kconnect.data.schema import STRING_SCHEMA
 from kconnect.errors import ConnectError, DataError
-from kconnect.records import Headers, SinkBatch, SourceRecord
+from kconnect.records import Headers, SinkBatch, SourceBatch, SourceRecord
 from kconnect.runtime.error_handling import ErrorHandler, ErrorPolicy, Failure, Stage
 from kconnect.runtime.sink_records import SinkRecordBuilder
 from kconnect.runtime.source_records import SourceRecordPreparer
 from kconnect.runtime.task_plugins import TaskPlugins
-from kconnect.task import TopicPartition
+from kconnect.task import SourceTask, TopicPartition
 from kconnect_converters.header_converter import SimpleHeaderConverter
 from kconnect_converters.json_converter import JsonConverter
 
@@ -180,3 +180,97 @@ def test_a_batch_without_revoked_partitions_keeps_the_others_in_order_with_their
     assert [[(h.key, h.value) for h in headers] for headers in kept.headers] == [[("h", "v")], []]
     assert kept.records() == batch.records()[1:]
     assert not batch.without({TopicPartition("a", 0), TopicPartition("b", 0)})
+
+
+class HeaderWritingJson(JsonConverter):
+    """A value converter that adds a header naming the topic to the record it converts."""
+
+    def from_connect_data(
+        self, topic: str, schema: Any, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        assert headers is not None
+        headers.add("written-for", f"{topic}:{value}")
+        return super().from_connect_data(topic, schema, value, headers)
+
+
+def _batch(values: list[Any], **columns: Any) -> SourceBatch:
+    return SourceBatch(
+        topic="t",
+        values=values,
+        value_schema=STRING_SCHEMA,
+        source_partition={"file": "a"},
+        source_offset={"position": len(values)},
+        **columns,
+    )
+
+
+def test_prepare_batch_converts_the_value_column_as_prepare_all_converts_its_records() -> None:
+    errors = ErrorHandler("task-0", ErrorPolicy())
+    preparer = SourceRecordPreparer(_plugins(), errors)
+    batch = _batch(["a", "b", "c"], timestamps=[1, 2, 3])
+    ready = preparer.prepare_batch(batch)
+    by_records = preparer.prepare_all(batch.records())
+    assert list(ready.values) == [p[2] for p in by_records if p] == [b'"a"', b'"b"', b'"c"']
+    assert ready.keys is None and ready.headers is None and ready.timestamps == [1, 2, 3]
+
+
+def test_prepare_batch_skips_what_the_error_handler_skips_and_keeps_the_rest_in_order() -> None:
+    errors, recording = _tolerant()
+    ready = SourceRecordPreparer(_plugins(), errors).prepare_batch(_batch(["a", object(), "c"]))
+    assert list(ready.values) == [b'"a"', b'"c"']
+    [failure] = recording.failures
+    assert failure.stage is Stage.VALUE_CONVERTER
+    assert failure.source_record is not None and failure.source_record.source_offset is None, (
+        "only the batch's last record carries its offset"
+    )
+
+
+def test_a_converter_that_writes_headers_gets_one_headers_per_record() -> None:
+    plugins = TaskPlugins(_json(), HeaderWritingJson(), SimpleHeaderConverter(), [])
+    ready = SourceRecordPreparer(plugins, ErrorHandler("task-0", ErrorPolicy())).prepare_batch(
+        _batch(["a", "b"])
+    )
+    assert ready.headers == [[("written-for", b"t:a")], [("written-for", b"t:b")]]
+
+
+def test_a_keyed_batch_converts_keys_and_headers_record_by_record() -> None:
+    batch = _batch(
+        ["a", "b"], keys=["k1", "k2"], key_schema=STRING_SCHEMA, headers=[Headers().add("h", "1"), Headers()]
+    )
+    ready = SourceRecordPreparer(_plugins(), ErrorHandler("task-0", ErrorPolicy())).prepare_batch(batch)
+    assert ready.keys == [b'"k1"', b'"k2"'] and list(ready.values) == [b'"a"', b'"b"']
+    assert ready.headers == [[("h", b"1")], []]
+
+
+def test_a_batchs_records_are_polls_with_the_offset_on_the_last() -> None:
+    batch = _batch(["a", "b"], keys=["k1", "k2"], key_schema=STRING_SCHEMA, kafka_partition=2)
+    first, last = batch.records()
+    assert (first.topic, first.kafka_partition, first.key, first.value) == ("t", 2, "k1", "a")
+    assert first.source_partition == last.source_partition == {"file": "a"}
+    assert (first.source_offset, last.source_offset) == (None, {"position": 2})
+    assert batch.record(-1) == last and len(batch) == 2
+
+
+def test_the_default_poll_batch_gives_each_polled_record_as_a_batch_of_one() -> None:
+    class OneRecordEach(SourceTask):
+        def start(self, config: Any) -> None:
+            pass
+
+        def poll(self) -> list[SourceRecord] | None:
+            return [
+                SourceRecord(
+                    topic="t",
+                    key="k",
+                    value="v",
+                    timestamp=5,
+                    headers=Headers().add("h", "x"),
+                    source_partition={"p": 1},
+                    source_offset={"o": 2},
+                )
+            ]
+
+        def stop(self) -> None:
+            pass
+
+    [batch] = OneRecordEach().poll_batch() or []
+    assert batch.records() == OneRecordEach().poll()

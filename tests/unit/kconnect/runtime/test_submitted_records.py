@@ -57,3 +57,23 @@ def test_a_partition_submitted_again_after_its_queue_was_emptied_is_still_commit
     assert records.committable() == [(A, {"position": 1})]
     records.ack(records.submit(A, {"position": 2}))  # the same partition dict, its queue dropped
     assert records.committable() == [(A, {"position": 2})]
+
+
+def test_a_batch_sharing_one_offset_commits_once_all_its_records_are_acked() -> None:
+    records = SubmittedRecords()
+    first = records.submit(A, {"position": 1})
+    batch = records.submit(A, {"position": 40}, count=3)
+    assert records.pending == 4
+    records.ack(first)
+    records.ack(batch, 2)
+    assert records.committable() == [(A, {"position": 1})], "two of the batch's three records"
+    records.ack(batch, 5)  # more than it has left: only what is left counts
+    assert records.pending == 0
+    assert records.committable() == [(A, {"position": 40})]
+
+
+def test_a_batch_of_no_records_is_acked_at_once() -> None:
+    records = SubmittedRecords()
+    records.submit(A, {"position": 9}, count=0)
+    assert records.pending == 0
+    assert records.committable() == [(A, {"position": 9})]
