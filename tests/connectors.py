@@ -172,6 +172,28 @@ class ScriptedSourceTask(SourceTask):
         self.stopped = True
 
 
+class BlockingBatchPollTask(BlockingPollTask):
+    """`BlockingPollTask` polled as columns: `poll_batch` blocks as `poll` does, then returns the
+    woken records as one batch (the last one's offset), or None."""
+
+    def poll_batch(self) -> list[SourceBatch] | None:
+        """`poll`, its records as one batch."""
+        records = self.poll()
+        if not records:
+            return None
+        first, last = records[0], records[-1]
+        return [
+            SourceBatch(
+                topic=first.topic,
+                values=[record.value for record in records],
+                value_schema=first.value_schema,
+                kafka_partition=first.kafka_partition,
+                source_partition=first.source_partition,
+                source_offset=last.source_offset,
+            )
+        ]
+
+
 class ScriptedBatchSourceTask(SourceTask):
     """Returns the polls in `script` in turn, each a list of `SourceBatch`es: as columns from
     `poll_batch`, as their records from `poll` (counted in `batch_polls` and `record_polls`); when

@@ -16,7 +16,7 @@ from kconnect.errors import ConnectError
 from kconnect.model import TargetState
 from kconnect.runtime.source_loop import SourceLoop
 
-from tests.connectors import ScriptedBatchSourceTask, source_connector
+from tests.connectors import BlockingBatchPollTask, ScriptedBatchSourceTask, source_connector
 from tests.unit.kconnect.runtime.loop_fakes import (
     FakeProducer,
     MemoryControl,
@@ -183,3 +183,24 @@ async def test_poll_is_called_where_records_are_needed_and_sends_the_same(config
     assert polled_as(loop) == "poll"
     assert len(producer.values("t", 0)) == 3
     assert control.stored_offset(A) == {"position": 3}, "the batch's records carry its offset on the last"
+
+
+async def test_a_stop_request_wakes_a_blocked_poll_batch_and_its_batch_is_sent_and_committed() -> None:
+    BlockingBatchPoll = source_connector(BlockingBatchPollTask)
+    control, producer = MemoryControl(), FakeProducer()
+    spec = task_spec("source", BlockingBatchPoll, BlockingBatchPollTask)
+    loop = SourceLoop(spec, control, plugin_host(BlockingBatchPoll), producer)
+    task = loop.task
+    assert isinstance(task, BlockingBatchPollTask)
+    task.woken_records = batch(["x", "last"], position=7).records()
+    run = asyncio.create_task(loop.run())
+    await wait_until(lambda: task.names() == ["start", "poll"])
+
+    control.set(TargetState.STOPPED)
+    await asyncio.wait_for(run, 5)
+
+    assert task.names() == ["start", "poll", "stop", "poll-returned"], "stop once, while poll_batch blocked"
+    threads = dict(task.events)
+    assert threads["stop"] != threads["poll"], "stop runs in another thread than the blocked poll_batch"
+    assert producer.values("t") == [b"x", b"last"]
+    assert control.stored_offset(A) == {"position": 7}
