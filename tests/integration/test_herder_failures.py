@@ -159,7 +159,11 @@ def test_offsets_that_cannot_be_stored_fail_the_source_and_a_restart_resumes_fro
     committed = [f"committed {i}" for i in range(500)]
     source_file.write_text("".join(f"{line}\n" for line in committed), encoding="utf-8")
     create(w, "src", {"connector.class": "FileStreamSource", "file": str(source_file), "topic": unique_topic})
-    create(w, "sink", {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": unique_topic})
+    create(
+        w,
+        "herder-failures-sink",
+        {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": unique_topic},
+    )
 
     def stored_position() -> int:
         """The source's position in the offsets file, -1 before its first commit."""
@@ -195,5 +199,5 @@ def test_offsets_that_cannot_be_stored_fail_the_source_and_a_restart_resumes_fro
     # after the last commit may come twice (at-least-once: Kafka had them when the store failed).
     assert all(got.count(line) == 1 for line in committed)
     assert all(got.count(line) == 1 for line in later)
-    for name in ("src", "sink"):
+    for name in ("src", "herder-failures-sink"):
         assert w.request("DELETE", path_of(name)).status_code == 204

@@ -156,7 +156,7 @@ def pipeline(
     source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
     source_file.write_text(lines(0, count), encoding="utf-8")
     source(worker, "src", source_file, topic)
-    sink(worker, "sink", sink_file, topic)
+    sink(worker, "task-failures-sink", sink_file, topic)
     wait_task_state(worker, "src", "RUNNING")
     wait_until("lines in the sink", lambda: len(read_lines(sink_file)) > 0, worker)
     return worker, source_file, sink_file

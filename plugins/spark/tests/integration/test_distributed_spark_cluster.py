@@ -116,10 +116,18 @@ def test_a_lost_cluster_worker_fails_its_task_and_a_restart_through_the_other_wo
     source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
     source_file.write_text(lines(0, 2000), encoding="utf-8")
     create(a, "src", {"connector.class": "FileStreamSource", "file": str(source_file), "topic": unique_topic})
-    create(b, "sink", {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": unique_topic})
+    create(
+        b,
+        "distributed-cluster-sink",
+        {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": unique_topic},
+    )
     for worker in workers:
         worker.wait_for("the source RUNNING", lambda w=worker: all_tasks_in("RUNNING", "src", 1)(w), 180)
-        worker.wait_for("the sink RUNNING", lambda w=worker: all_tasks_in("RUNNING", "sink", 1)(w), 180)
+        worker.wait_for(
+            "the sink RUNNING",
+            lambda w=worker: all_tasks_in("RUNNING", "distributed-cluster-sink", 1)(w),
+            180,
+        )
     a.wait_for("lines in the sink", lambda: len(read_lines(sink_file)) > 0, 180)
     by_id = {f"127.0.0.1:{w.port}": w for w in workers}
     src_worker = by_id[task_states(a, "src")[0][1]]
@@ -137,7 +145,9 @@ def test_a_lost_cluster_worker_fails_its_task_and_a_restart_through_the_other_wo
         trace
     )
     assert "Reason: worker lost" in trace.splitlines()[0], trace
-    assert task_states(other, "sink")[0][0] == "RUNNING", "the other application's task must keep running"
+    assert task_states(other, "distributed-cluster-sink")[0][0] == "RUNNING", (
+        "the other application's task must keep running"
+    )
     assert task_runs(src_worker, "src") == [run], "Spark ran the task again behind the worker's back"
 
     with source_file.open("a", encoding="utf-8") as f:

@@ -44,8 +44,8 @@ def test_a_task_failing_at_start_in_a_reused_python_worker_ends_failed_with_its_
         "the source's Spark task to end", lambda: worker.get("/executor").json()["hosts"] == [], worker
     )
 
-    sink(worker, "sink", tmp_path / "out.txt", unique_topic)
-    status = wait_task_state(worker, "sink", "FAILED", timeout=30)
+    sink(worker, "reused-worker-sink", tmp_path / "out.txt", unique_topic)
+    status = wait_task_state(worker, "reused-worker-sink", "FAILED", timeout=30)
     assert ERROR in status["trace"], status
 
     pids = host_pids(worker.log_path.read_text(errors="replace"))

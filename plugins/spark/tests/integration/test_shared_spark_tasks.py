@@ -56,12 +56,12 @@ def shared(start_worker: Any, tmp_path: Path, unique_topic: str) -> tuple[Worker
     """A worker with `SOURCES` sources s0..s5 and a sink, all RUNNING, every line delivered."""
     worker = start_worker({"spark.master": "local[2]", "offset.flush.interval.ms": "500"})
     sink_file = tmp_path / "out.txt"
-    sink(worker, "sink", sink_file, unique_topic)
+    sink(worker, "shared-tasks-sink", sink_file, unique_topic)
     for n in range(SOURCES):
         path = tmp_path / f"s{n}.txt"
         path.write_text("".join(f"s{n} {line}\n" for line in lines(0, LINES).splitlines()), encoding="utf-8")
         source(worker, f"s{n}", path, unique_topic)
-    for name in ("sink", *(f"s{n}" for n in range(SOURCES))):
+    for name in ("shared-tasks-sink", *(f"s{n}" for n in range(SOURCES))):
         wait_task_state(worker, name, "RUNNING")
     wait_until("every line in the sink", lambda: set(read_lines(sink_file)) >= expected_lines(), worker, 120)
     return worker, tmp_path, sink_file
@@ -111,7 +111,7 @@ def test_pause_resume_restart_and_delete_of_one_connector_touch_only_its_task(
         if task != "s2-0":
             assert runs == before[task], f"{task} was started again by another connector's change"
     assert len(hosts(worker)) == 2, "no Spark task was opened or closed for one connector's change"
-    for name in ("sink", "s0", "s1", "s2", "s4", "s5"):
+    for name in ("shared-tasks-sink", "s0", "s1", "s2", "s4", "s5"):
         assert task_status(worker, name)["state"] == "RUNNING"
 
 

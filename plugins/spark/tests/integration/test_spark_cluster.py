@@ -87,9 +87,9 @@ def pipeline(worker: WorkerProcess, tmp_path: Path, topic: str, count: int) -> t
     source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
     source_file.write_text(lines(0, count), encoding="utf-8")
     source(worker, "src", source_file, topic)
-    sink(worker, "sink", sink_file, topic)
+    sink(worker, "spark-cluster-sink", sink_file, topic)
     wait_task_state(worker, "src", "RUNNING", timeout=180)
-    wait_task_state(worker, "sink", "RUNNING", timeout=180)
+    wait_task_state(worker, "spark-cluster-sink", "RUNNING", timeout=180)
     return source_file, sink_file
 
 
@@ -103,7 +103,7 @@ def test_a_pipeline_runs_in_the_clusters_executors_on_both_workers(
     wait_until("all 5000 lines in the sink", lambda: len(read_lines(sink_file)) >= 5000, worker, 180)
     assert read_lines(sink_file) == expected, "lines lost, duplicated or out of order"
 
-    [src_run], [sink_run] = task_runs(worker, "src"), task_runs(worker, "sink")
+    [src_run], [sink_run] = task_runs(worker, "src"), task_runs(worker, "spark-cluster-sink")
     src_executor = executor_of(int(src_run["pid"]), worker)
     sink_executor = executor_of(int(sink_run["pid"]), worker)
     assert src_executor["app-id"] == sink_executor["app-id"]
@@ -146,7 +146,9 @@ def test_a_dead_cluster_worker_fails_its_task_and_a_restart_waits_for_a_slot(
     ), status["trace"]
     assert "Reason: worker lost" in first_line, first_line
     assert task_runs(worker, "src") == [run], "Spark ran the task again behind the worker's back"
-    assert task_status(worker, "sink")["state"] == "RUNNING", "the other worker's task must keep running"
+    assert task_status(worker, "spark-cluster-sink")["state"] == "RUNNING", (
+        "the other worker's task must keep running"
+    )
 
     with source_file.open("a", encoding="utf-8") as f:
         f.write(lines(1000, 2000))
@@ -222,7 +224,7 @@ def test_spark_rerunning_a_lost_task_on_a_free_executor_is_refused_and_status_sa
     assert task_runs(worker, "src") == [run], "Spark's copy of the task must not have run"
 
     sink_file = tmp_path / "out.txt"
-    sink(worker, "sink", sink_file, unique_topic)
+    sink(worker, "spark-cluster-sink", sink_file, unique_topic)
     spark_cluster.start_worker()  # back to two slots, for the sink and the restarted source
     assert worker.request("POST", "/connectors/src/tasks/0/restart").status_code == 204
     wait_task_state(worker, "src", "RUNNING", timeout=180)
