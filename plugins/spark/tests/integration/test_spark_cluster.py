@@ -97,6 +97,11 @@ def test_a_pipeline_runs_in_the_clusters_executors_on_both_workers(
     spark_cluster: Any, start_worker: Any, tmp_path: Path, unique_topic: str
 ) -> None:
     worker = cluster_worker(start_worker, spark_cluster)
+    # A task starting while only one executor has registered shares its host (one slot known):
+    # the two executors register a moment after the worker's Spark application starts.
+    wait_until(
+        "both executors' slots", lambda: "Spark has 2 task slots" in worker.log_path.read_text(), worker, 120
+    )
     source_file, sink_file = pipeline(worker, tmp_path, unique_topic, 5000)
 
     expected = read_lines(source_file)
