@@ -203,9 +203,7 @@ class BatchSender:
         for run in runs:
             partition = run.partition
             if partition is None:
-                partition = sticky.get(run.topic)
-                if partition is None:
-                    partition = sticky[run.topic] = random.choice(await self._partitions(run.topic))
+                partition = await self._sticky_partition(run.topic, sticky)
             slot = (run.topic, partition)
             batch = open_batches.get(slot)
             if batch is None:
@@ -245,13 +243,17 @@ class BatchSender:
     async def _partition_for(self, record: OutgoingRecord, sticky: dict[str, int]) -> int:
         if record.partition is not None:
             return record.partition
-        if record.key is None and record.topic in sticky:
-            return sticky[record.topic]
+        if record.key is None:
+            return await self._sticky_partition(record.topic, sticky)
         partitions = await self._partitions(record.topic)
-        if record.key is not None:
-            return int(self._partitioner(record.key, partitions, partitions))
-        sticky[record.topic] = random.choice(partitions)
-        return sticky[record.topic]
+        return int(self._partitioner(record.key, partitions, partitions))
+
+    async def _sticky_partition(self, topic: str, sticky: dict[str, int]) -> int:
+        """The one partition of `topic` this send puts keyless records in, chosen at random on first
+        use (Java's sticky partitioning); `sticky` holds the send's choices."""
+        if topic not in sticky:
+            sticky[topic] = random.choice(await self._partitions(topic))
+        return sticky[topic]
 
     async def _partitions(self, topic: str) -> list[int]:
         """The topic's partitions, waiting for its metadata at most ``max.block.ms`` (without end by

@@ -347,10 +347,7 @@ class SourceLoop:
                     (submit(original.source_partition, original.source_offset), original),
                 )
             )
-        for topic in topics:
-            if self.topics.is_new(topic):
-                await self.control.topic_used(topic)
-        await self.topic_creation.ensure(topics)
+        await self._prepare_topics(topics)
         with self.stalls.marking(
             f"Kafka has not taken {count_records(len(outgoing))} (the producer waits for the broker)"
         ):
@@ -388,16 +385,21 @@ class SourceLoop:
                     OutgoingRecord(topic, partition, key, value, timestamp, wire_headers, token)
                     for key, value, timestamp, wire_headers in columns
                 ]
-        for topic in topics:
-            if self.topics.is_new(topic):
-                await self.control.topic_used(topic)
-        await self.topic_creation.ensure(topics)
+        await self._prepare_topics(topics)
         waiting = f"Kafka has not taken {count_records(sent)} (the producer waits for the broker)"
         with self.stalls.marking(waiting):
             await self.sender.send_runs(runs)
             if keyed:
                 await self.sender.send(keyed)
         self.records_sent += sent
+
+    async def _prepare_topics(self, topics: dict[str, None]) -> None:
+        """Before a send: tell the worker of topics this run uses for the first time (its active
+        topics), and create those that do not exist yet (``topic.creation.*``)."""
+        for topic in topics:
+            if self.topics.is_new(topic):
+                await self.control.topic_used(topic)
+        await self.topic_creation.ensure(topics)
 
     def _prepare_all(self, records: list[SourceRecord]) -> list[Prepared | None]:
         """Each record transformed and converted; None where it was dropped or skipped after an error."""
