@@ -31,6 +31,7 @@ as a `DeliveryError` saying which partition, how many records and how long it wa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import random
@@ -109,6 +110,10 @@ class DeliveryError(Exception):
     """Kafka did not take a batch: it refused it, or did not answer within ``delivery.timeout.ms``."""
 
 
+class _Failed(Exception):
+    """A batch failed while a send waited for a topic's metadata: the send ends, handing nothing over."""
+
+
 class SendAbandoned(Exception):
     """`send` stopped waiting for the broker because the task is stopping, or stopped sending because
     it was halted; nothing unsent is lost (it was not acknowledged, so its offset is not committed)."""
@@ -164,6 +169,10 @@ class BatchSender:
         Stops handing batches over once a batch failed (the caller fails the task). Raises
         `SendAbandoned` if the task stops while the broker does not answer.
         """
+        with contextlib.suppress(_Failed):
+            await self._send_records(records)
+
+    async def _send_records(self, records: Sequence[OutgoingRecord]) -> None:
         sticky: dict[str, int] = {}
         open_batches: dict[tuple[str, int], _Batch] = {}
         for record in records:
@@ -198,6 +207,10 @@ class BatchSender:
     async def send_runs(self, runs: Sequence[OutgoingRun]) -> None:
         """Send these runs of records, as `send` sends records (the same order, flow control and
         failures); a run is appended in one loop, reported to the callbacks as spans of its token."""
+        with contextlib.suppress(_Failed):
+            await self._send_runs(runs)
+
+    async def _send_runs(self, runs: Sequence[OutgoingRun]) -> None:
         sticky: dict[str, int] = {}
         open_batches: dict[tuple[str, int], _Batch] = {}
         for run in runs:
@@ -281,6 +294,8 @@ class BatchSender:
             except (asyncio.TimeoutError, KafkaTimeoutError, UnknownTopicOrPartitionError):
                 if self._stopping():
                     raise SendAbandoned() from None
+                if self.failed:  # a batch in flight failed meanwhile: the caller fails the task
+                    raise _Failed() from None
                 waited = time.monotonic() - started
                 if waited >= limit_s:
                     raise DeliveryError(
@@ -295,6 +310,8 @@ class BatchSender:
             return
         slot = (topic, partition)
         await self._wait_for_room(slot)
+        if self.failed:  # a batch failed while this one waited: nothing more is handed over
+            return
         if self._halted():
             raise SendAbandoned()
         batch.builder.close()
@@ -302,6 +319,8 @@ class BatchSender:
             if topic not in self._with_metadata:
                 # aiokafka's send_batch waits for the topic's metadata only request.timeout.ms.
                 await self._partitions(topic)
+            if self.failed:
+                return
             try:
                 future = await self._producer.send_batch(batch.builder, topic, partition=partition)
                 break
@@ -309,7 +328,7 @@ class BatchSender:
                 self._with_metadata.discard(topic)
                 # aiokafka's queue for the partition stayed full for request.timeout.ms, or the
                 # topic's metadata was lost meanwhile: the batch was not taken, so offering it again
-                # loses and duplicates nothing.
+                # loses and duplicates nothing (and once a batch failed, not offering it is safe).
                 if self._stopping():
                     raise SendAbandoned() from None
         batch.handed_at = time.monotonic()

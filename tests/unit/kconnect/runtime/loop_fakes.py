@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from aiokafka.errors import CommitFailedError, KafkaError, UnknownTopicOrPartitionError
+from aiokafka.errors import CommitFailedError, KafkaError, KafkaTimeoutError, UnknownTopicOrPartitionError
 from aiokafka.structs import RecordMetadata
 from aiokafka.structs import TopicPartition as KTP
 from kconnect import hookimpl
@@ -145,6 +145,8 @@ class FakeProducer:
         self.partitions = partitions
         self.metadata_misses = 0
         """How many `partitions_for` calls fail as when the broker does not answer."""
+        self.queue_full = False
+        """While True, `send_batch` fails as aiokafka's does when a partition's queue stays full."""
         self.batch_capacity = batch_capacity
         self.auto_ack = auto_ack
         self.fail: set[tuple[str, int]] = set()
@@ -170,6 +172,9 @@ class FakeProducer:
 
     async def send_batch(self, batch: FakeBatch, topic: str, *, partition: int) -> asyncio.Future[Any]:
         assert batch.closed, "a batch must be closed before it is sent"
+        if self.queue_full:
+            await asyncio.sleep(0.01)  # aiokafka waits request.timeout.ms for room, then gives up
+            raise KafkaTimeoutError()
         sent = SentBatch(topic, partition, batch, asyncio.get_running_loop().create_future())
         self.sent.append(sent)
         if self.auto_ack:

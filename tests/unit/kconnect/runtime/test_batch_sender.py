@@ -141,6 +141,34 @@ async def test_a_batch_the_broker_never_answered_fails_saying_how_long_and_why()
     assert "the broker was unreachable" in message and "RequestTimedOutError" in message
 
 
+async def test_after_a_failed_batch_the_batches_waiting_for_room_are_not_handed_over() -> None:
+    """The broker is silent: two batches are out, the third waits for room. The first fails past
+    delivery.timeout.ms, so the send ends there (the caller fails the task) with nothing more sent."""
+    producer, acks = FakeProducer(batch_capacity=1, auto_ack=False), Acks()
+    sender = BatchSender(producer, acks.on_ack, acks.on_error)
+    send = asyncio.create_task(sender.send([out(f"v{i}", partition=0) for i in range(4)]))
+    await asyncio.sleep(0.05)
+    producer.sent[0].future.set_exception(RequestTimedOutError())
+    await asyncio.wait_for(send, 5)
+    assert len(producer.sent) == UNANSWERED_PER_PARTITION and sender.failed
+    assert len(acks.errors) == 1 and acks.acked == []
+
+
+async def test_a_batch_failing_while_the_producers_queue_stays_full_ends_the_send() -> None:
+    """aiokafka refuses a batch while its queue for the partition stays full (the broker is frozen);
+    offering it again goes on only until a batch out there fails: then the send ends."""
+    producer, acks = FakeProducer(auto_ack=False), Acks()
+    sender = BatchSender(producer, acks.on_ack, acks.on_error)
+    await sender.send_runs([run(["a"], "first", partition=0)])
+    producer.queue_full = True
+    send = asyncio.create_task(sender.send_runs([run(["b"], "second", partition=0)]))
+    await asyncio.sleep(0.1)
+    assert not send.done(), "a full queue alone is retried, as the producer waits for the broker"
+    producer.sent[0].future.set_exception(RequestTimedOutError())
+    await asyncio.wait_for(send, 5)
+    assert sender.failed and len(acks.errors) == 1 and acks.acked == []
+
+
 async def test_a_topic_without_metadata_yet_waits_as_connects_producer_and_then_sends() -> None:
     """Connect's producers wait for a topic's metadata without end (``max.block.ms``): aiokafka's own
     wait of request.timeout.ms ending does not fail the send."""
