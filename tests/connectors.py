@@ -61,6 +61,21 @@ class IdleSourceTask(SourceTask):
         """Nothing to release."""
 
 
+#: How long a busy source task's `poll` keeps a core busy before it returns nothing.
+BUSY_POLL_S = 0.5
+
+
+class BusySourceTask(IdleSourceTask):
+    """Polls nothing, after keeping a core busy for `BUSY_POLL_S`: a hot task's load, without records."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        """Nothing, after computing for a while."""
+        deadline = time.perf_counter() + BUSY_POLL_S
+        while time.perf_counter() < deadline:
+            pass
+        return None
+
+
 class IdleSinkTask(SinkTask):
     """Starts, accepts every record without keeping it, and stops."""
 
@@ -532,6 +547,12 @@ class IdleSource(SourceConnector):
         """Nothing to release."""
 
 
+class BusySource(IdleSource):
+    """One `BusySourceTask`, which keeps a core busy and sends nothing."""
+
+    task = BusySourceTask
+
+
 class IdleSink(SinkConnector):
     """Starts and stops doing nothing; one task, given the connector's whole config; its task is `task`."""
 
@@ -787,6 +808,8 @@ class HeldSink(IdleSink):
 
 #: The aliases `register_connectors` gives, for integration tests' ``connector.class``.
 ALIASES: dict[str, type[SourceConnector] | type[SinkConnector]] = {
+    "IdleSource": IdleSource,
+    "BusySource": BusySource,
     "GreedySource": GreedySource,
     "BlockingPoll": BlockingPollSource,
     "FlakySource": FlakySource,

@@ -111,7 +111,7 @@ class FakeHerder:
             "fake",
             1,
             100,
-            (TaskHost(1, "RUNNING", 100, False, tasks), TaskHost(2, "WAITING", 1, True, ())),
+            (TaskHost(1, "RUNNING", 100, False, tasks, 0.42), TaskHost(2, "WAITING", 1, True, ())),
         )
 
     async def connectors(self) -> list[str]:

@@ -117,6 +117,9 @@ class TaskHost:
     #: Reserved for one task of a connector that asked for a host of its own.
     dedicated: bool
     tasks: tuple[ConnectorTaskId, ...]
+    #: The share of a core the host used lately, as the executor measures it to place tasks; None
+    #: when it does not measure it (yet).
+    cpu: float | None = None
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,8 @@ class TaskHostInfo(msgspec.Struct):
     capacity: int
     dedicated: bool
     tasks: list[ConnectorTaskId]
+    #: The share of a core the host used lately (placement goes by it); null when not measured.
+    cpu: float | None
 
 
 class ExecutorPlacement(msgspec.Struct):

@@ -84,8 +84,9 @@ def test_executor_reports_slots_hosts_and_their_tasks(client: TestClient[Litesta
                     {"connector": "local-file-sink", "task": 0},
                     {"connector": "local-file-sink", "task": 1},
                 ],
+                "cpu": 0.42,
             },
-            {"id": 2, "state": "WAITING", "capacity": 1, "dedicated": True, "tasks": []},
+            {"id": 2, "state": "WAITING", "capacity": 1, "dedicated": True, "tasks": [], "cpu": None},
         ],
         "unplaced": [],
     }

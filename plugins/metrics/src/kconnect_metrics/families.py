@@ -195,3 +195,13 @@ def _executor_families(placement: Placement | None) -> Iterable[Metric]:
             family = GaugeMetricFamily(name, doc, labels=["executor"])
             family.add_metric([placement.executor], float(value))
             yield family
+    measured = [h for h in hosts if h.cpu is not None]
+    if measured:
+        cpu = GaugeMetricFamily(
+            "kconnect_executor_host_cpu",
+            "Share of a core each task host used lately (new tasks go to the least loaded).",
+            labels=["executor", "host"],
+        )
+        for host in measured:
+            cpu.add_metric([placement.executor, str(host.id)], float(host.cpu or 0.0))
+        yield cpu

@@ -36,7 +36,10 @@ def _snapshot() -> WorkerSnapshot:
         "spark",
         4,
         10,
-        (TaskHost(1, "RUNNING", 10, False, (ConnectorTaskId("src", 0), ConnectorTaskId("sink", 0))),),
+        (
+            TaskHost(1, "RUNNING", 10, False, (ConnectorTaskId("src", 0), ConnectorTaskId("sink", 0)), 0.75),
+            TaskHost(2, "WAITING", 1, True, (ConnectorTaskId("hot", 0),)),
+        ),
         (),
         6.5,
     )
@@ -107,6 +110,8 @@ def test_the_executors_own_figures() -> None:
     assert samples[("kconnect_executor_slots", spark)] == 4
     assert samples[("kconnect_executor_slots_used", spark)] == 1
     assert samples[("kconnect_executor_tasks_per_slot", spark)] == 2
+    assert samples[("kconnect_executor_host_cpu", (("executor", "spark"), ("host", "1")))] == 0.75
+    assert not [key for key in samples if key[0] == "kconnect_executor_host_cpu" and ("host", "2") in key[1]]
 
 
 def test_stalled_tasks_show_as_a_gauge_with_how_long_and_a_worker_count() -> None:

@@ -111,7 +111,8 @@ class ControlServer:
     async def _serve_host(
         self, hello: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        """A hosting Spark task: attach it, then hand its ``ended`` reports to the executor."""
+        """A hosting Spark task: attach it, then hand its ``ended`` reports to the executor and
+        keep its ``load`` reports on the host (placement reads them)."""
         host = self._hosts.get(str(hello.get("token")))
         if host is None or host.writer is not None:
             log.warning("Refused a host connection without a valid, unused host token")
@@ -127,8 +128,10 @@ class ControlServer:
         self._on_host_connected(host)
         try:
             while (message := await read_message(reader)) is not None:
-                run = self._runs.get(str(message.get("task")))
-                if message.get("type") == "ended" and run is not None:
+                kind = message.get("type")
+                if kind == "load":
+                    host.measured(float(message["cpu"]))
+                elif kind == "ended" and (run := self._runs.get(str(message.get("task")))) is not None:
                     error = message.get("error")
                     self._on_task_ended(run, None if error is None else str(error))
         except (ConnectionError, ValueError) as exc:

@@ -208,6 +208,7 @@ class SparkExecutor:
                 host.capacity,
                 host.dedicated,
                 tuple(run.id for run in host.runs),
+                host.cpu,
             )
             for host in self._pool.launched()
         )

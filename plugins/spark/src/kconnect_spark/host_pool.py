@@ -47,11 +47,11 @@ class HostPool:
             label = f"task {run.id}" if capacity == 1 else ""
             host = HostRun(next(self._order), capacity, dedicated=dedicated, runtime=runtime, label=label)
             self.hosts.append(host)
-            host.runs.append(run)
+            host.take(run)
             run.host = host
             self._submit(host)
             return
-        host.runs.append(run)
+        host.take(run)
         run.host = host
         if host.connected:
             host.send_run(run.token, self._task_launch(run))

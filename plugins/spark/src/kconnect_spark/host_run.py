@@ -47,6 +47,11 @@ class HostRun:
     waiting_reported: bool = False
     spark_error: str | None = None
     job_ended: asyncio.Event = field(default_factory=asyncio.Event)
+    #: The share of a core the host's process used over its last load report (a Python host reports
+    #: every `remote.LOAD_REPORT_INTERVAL_S`); None until one came, and always for a Java host.
+    cpu: float | None = None
+    #: Tasks placed here since that report: its figure does not include them yet.
+    unmeasured: int = 0
 
     #: How logs, traces and Spark's UI name the host: ``task <id>`` for a host of one task (the
     #: task that opened it), else ``Spark task host <n>``.
@@ -66,6 +71,16 @@ class HostRun:
     def connected(self) -> bool:
         """The hosting Spark task has started and connected to the worker."""
         return self.writer is not None
+
+    def take(self, run: Any) -> None:
+        """Place `run` here (not yet measured in the host's load)."""
+        self.runs.append(run)
+        self.unmeasured += 1
+
+    def measured(self, cpu: float) -> None:
+        """The host reports its process used `cpu` of a core since its last report."""
+        self.cpu = max(0.0, cpu)
+        self.unmeasured = 0
 
     def has_room(self) -> bool:
         """Whether another task may be placed here."""
@@ -97,14 +112,37 @@ def place(hosts: Sequence[HostRun], *, spread: int, runtime: str = "python") -> 
     Policy, among the hosts of `runtime` alone (a Java task runs in an executor JVM, a Python task
     in a Python worker): while fewer than `spread` shared hosts are open, each new task opens one
     (busy tasks get a core each, up to the cores Spark has); after that a task joins the open host
-    with the fewest tasks that has room, in host order, and only when all are full does a new one open.
+    with room that is least loaded (`estimated_load`, to `LOAD_STEP`), then with the fewest tasks,
+    in host order; only when all are full does a new one open.
     """
     mine = [h for h in hosts if h.runtime == runtime and not h.dedicated]
     open_hosts = [h for h in mine if h.has_room()]
     shared = [h for h in mine if not h.closing and not h.job_ended.is_set()]
     if len(shared) < spread or not open_hosts:
         return None
-    return min(open_hosts, key=lambda h: (len(h.runs), h.order))
+    per_task = typical_task_load(shared)
+    return min(
+        open_hosts,
+        key=lambda h: (round(estimated_load(h, per_task) / LOAD_STEP), len(h.runs), h.order),
+    )
+
+
+#: Loads are compared rounded to this share of a core; equal ones go by task count, so an idle
+#: cluster's measurement noise does not decide where tasks go.
+LOAD_STEP = 0.1
+
+
+def typical_task_load(hosts: Sequence[HostRun]) -> float:
+    """The share of a core a task took on average on the measured `hosts` (0.0 when none is)."""
+    measured = [h for h in hosts if h.cpu is not None]
+    tasks = sum(len(h.runs) - h.unmeasured for h in measured)
+    return sum(h.cpu or 0.0 for h in measured) / tasks if tasks > 0 else 0.0
+
+
+def estimated_load(host: HostRun, per_task: float) -> float:
+    """The host's measured load, plus `per_task` for each task placed since it was measured (a
+    burst of placements between two reports spreads out instead of piling onto one host)."""
+    return (host.cpu or 0.0) + host.unmeasured * per_task
 
 
 #: Worker key: the most connector tasks one Spark task hosts.

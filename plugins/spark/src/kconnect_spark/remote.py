@@ -23,6 +23,7 @@ import pickle
 import select
 import socket
 import sys
+import time
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +45,9 @@ from kconnect_spark.channel import (
 )
 
 log = logging.getLogger(__name__)
+
+#: How often a host reports the share of a core its process used (the worker places tasks by it).
+LOAD_REPORT_INTERVAL_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -323,7 +327,8 @@ async def run_host(launch: HostLaunch) -> dict[str, str]:
     The host connection carries placement only: ``run`` (a `TaskLaunch`, `encode_launch`: the task then
     opens its own connection, as any task does), ``cancel`` (abandon a task that did not stop in
     time) and ``close`` (return once the tasks running here ended). Each task that ends is
-    reported as ``ended`` with its error, if it raised. Plugin calls run in threads
+    reported as ``ended`` with its error, if it raised, and every `LOAD_REPORT_INTERVAL_S` the host
+    reports its ``load`` (`report_load`). Plugin calls run in threads
     (`asyncio.to_thread`), so a task blocked in `poll` or `put` never stalls its neighbours' Kafka
     I/O; the pool has a thread for every hosted task to be inside one at once.
     """
@@ -344,6 +349,7 @@ async def run_host(launch: HostLaunch) -> dict[str, str]:
         if not writer.is_closing():
             writer.write(encode({"type": "ended", "task": token, "error": error}))
 
+    reporter = asyncio.create_task(report_load(writer), name="kconnect-host-load")
     try:
         while (message := await read_message(reader)) is not None:
             kind = message.get("type")
@@ -361,8 +367,20 @@ async def run_host(launch: HostLaunch) -> dict[str, str]:
     finally:
         if running:
             await asyncio.wait(list(running.values()))
+        reporter.cancel()
         writer.close()
     return {"host": launch.label, "outcome": "closed"}
+
+
+async def report_load(writer: asyncio.StreamWriter, interval_s: float = LOAD_REPORT_INTERVAL_S) -> None:
+    """Every `interval_s`, tell the worker the share of a core this process used since the last
+    report (CPU time of all its threads over wall time): ``{"type": "load", "cpu": 0.93}``."""
+    cpu, at = time.process_time(), time.monotonic()
+    while not writer.is_closing():
+        await asyncio.sleep(interval_s)
+        now_cpu, now = time.process_time(), time.monotonic()
+        writer.write(encode({"type": "load", "cpu": round((now_cpu - cpu) / max(now - at, 1e-3), 3)}))
+        cpu, at = now_cpu, now
 
 
 def run_partition(rows: Iterator[bytes]) -> Iterator[dict[str, str]]:

@@ -14,6 +14,7 @@ from kconnect_spark.host_run import (
     DEFAULT_TASKS_PER_SPARK_TASK,
     HostRun,
     dedicated_config_def,
+    estimated_load,
     place,
     tasks_per_spark_task,
     wants_dedicated,
@@ -33,6 +34,42 @@ def test_each_task_opens_a_host_until_there_is_one_per_core() -> None:
 
 def test_then_tasks_join_the_least_loaded_host_with_room_in_host_order() -> None:
     hosts = [host(1, 2), host(2, 1), host(3, 1)]
+    assert place(hosts, spread=2) is hosts[1]
+
+
+def measured(made: HostRun, cpu: float) -> HostRun:
+    made.measured(cpu)
+    return made
+
+
+def test_a_task_joins_the_host_with_the_least_measured_load_even_with_more_tasks() -> None:
+    """One hot task on host 1, three idle ones on host 2: by count the new task would share the hot
+    task's Python process (and its GIL); by load it goes to the idle host."""
+    hot, idle = measured(host(1, 1, capacity=10), 0.95), measured(host(2, 3, capacity=10), 0.04)
+    assert place([hot, idle], spread=2) is idle
+
+
+def test_loads_of_the_same_tenth_of_a_core_are_equal_and_the_task_count_decides() -> None:
+    busier, fewer = measured(host(1, 2), 0.27), measured(host(2, 1), 0.34)
+    assert place([busier, fewer], spread=2) is fewer, "0.27 and 0.34 of a core: both about 0.3"
+    assert place([measured(host(1, 2), 0.2), measured(host(2, 1), 0.6)], spread=2).order == 1
+
+
+def test_tasks_placed_since_the_last_report_count_as_a_typical_task_each() -> None:
+    """Host 1 runs one task at 0.8 of a core, host 2 one at 0.0: a typical task takes 0.4. Until
+    host 2 reports again, each task placed there counts 0.4, so a burst does not pile onto it."""
+    hot, cold = measured(host(1, 1, capacity=10), 0.8), measured(host(2, 1, capacity=10), 0.0)
+    for _ in range(2):
+        cold.take(object())
+    assert estimated_load(cold, 0.4) == pytest.approx(0.8)
+    assert place([hot, cold], spread=2) is hot, "equal estimates (0.8 each): host 1 has fewer tasks"
+    cold.measured(0.05)
+    assert place([hot, cold], spread=2) is cold, "measured again: host 2 is idle after all"
+
+
+def test_hosts_without_a_load_report_are_placed_by_task_count() -> None:
+    hosts = [host(1, 2), host(2, 1)]
+    hosts[0].take(object())
     assert place(hosts, spread=2) is hosts[1]
 
 

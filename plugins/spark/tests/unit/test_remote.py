@@ -1,16 +1,19 @@
 """What the task side says about where it runs: a second attempt Spark starts by itself refuses to run;
-a plugin the executors' Python lacks is named with that Python."""
+a plugin the executors' Python lacks is named with that Python; a host reports its process's load."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import sys
+import threading
+import time
 
 import pytest
 from kconnect.executor import TaskSpec
 from kconnect.model import ConnectorTaskId
-from kconnect_spark.channel import RERUN_REFUSED_ERROR, TaskRerunRefused
-from kconnect_spark.remote import plugin_missing, refuse_rerun
+from kconnect_spark.channel import RERUN_REFUSED_ERROR, TaskRerunRefused, read_message
+from kconnect_spark.remote import plugin_missing, refuse_rerun, report_load
 
 
 def test_the_first_attempt_runs() -> None:
@@ -33,3 +36,39 @@ def test_a_missing_plugin_names_the_executors_python_and_host() -> None:
         f"(Python {sys.executable} on host {socket.gethostname()})"
     )
     assert "spark.pyspark.python" in headline
+
+
+async def test_a_host_reports_the_share_of_a_core_its_process_used_each_interval() -> None:
+    """Idle, the host's process uses next to no CPU; with a thread spinning (a busy task's poll) the
+    next reports say so."""
+    reports: asyncio.Queue[dict[str, object]] = asyncio.Queue()
+
+    async def worker_side(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (message := await read_message(reader)) is not None:
+            await reports.put(message)
+
+    server = await asyncio.start_server(worker_side, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    _, writer = await asyncio.open_connection("127.0.0.1", port)
+    reporter = asyncio.create_task(report_load(writer, interval_s=0.3))
+    spinning = threading.Event()
+
+    def spin() -> None:
+        while spinning.is_set():
+            time.perf_counter()
+
+    try:
+        idle = await asyncio.wait_for(reports.get(), 5)
+        assert set(idle) == {"type", "cpu"} and idle["type"] == "load"
+        assert isinstance(idle["cpu"], float) and 0.0 <= idle["cpu"] < 0.3
+        spinning.set()
+        spinner = threading.Thread(target=spin)
+        spinner.start()
+        await asyncio.wait_for(reports.get(), 5)  # the interval the spin started in
+        busy = await asyncio.wait_for(reports.get(), 5)
+        assert isinstance(busy["cpu"], float) and busy["cpu"] > 0.4, busy
+    finally:
+        spinning.clear()
+        reporter.cancel()
+        writer.close()
+        server.close()

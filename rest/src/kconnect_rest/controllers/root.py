@@ -91,6 +91,7 @@ class RootController(Controller):
                 capacity=host.capacity,
                 dedicated=host.dedicated,
                 tasks=[ConnectorTaskId(connector=t.connector, task=t.task) for t in host.tasks],
+                cpu=host.cpu,
             )
             for host in placement.hosts
         ]
