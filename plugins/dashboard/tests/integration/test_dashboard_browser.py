@@ -127,6 +127,7 @@ def test_triage_trace_restart_bulk_pause_filter_offsets_and_delete_in_a_real_bro
     expect(page.locator("#task-counts [data-state=FAILED]")).to_have_text("1 FAILED")
     expect(page.locator("#worker")).to_contain_text("Kafka cluster")
     expect(page.locator("#executor-summary")).to_contain_text("Executor spark: ")
+    expect(page.locator("#hosts td.host-cpu").first).to_have_text(re.compile(r"^\d+ %$"))  # once reported
     shot(page, "triage")
 
     page.get_by_role("button", name=copy, exact=True).click()  # its task's records, from /metrics

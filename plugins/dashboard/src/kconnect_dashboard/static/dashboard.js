@@ -292,9 +292,11 @@ async function loadExecutor() {
       `Executor ${placement.executor}: ${used}, ${placement.hosts.length} task hosts, ${placement.tasks_per_host} tasks per host` +
       (placement.unplaced.length ? `, ${placement.unplaced.length} tasks waiting` : "");
     document.getElementById("hosts").replaceChildren(
-      el("tr", {}, el("th", {}, "Host"), el("th", {}, "State"), el("th", {}, "Capacity"), el("th", {}, "Tasks")),
+      el("tr", {}, el("th", {}, "Host"), el("th", {}, "State"), el("th", {}, "Capacity"), el("th", {}, "CPU"), el("th", {}, "Tasks")),
       ...placement.hosts.map((host) => el("tr", {}, el("td", {}, host.id), el("td", {}, badge(host.state)),
         el("td", {}, `${host.tasks.length} / ${host.capacity}${host.dedicated ? " (dedicated)" : ""}`),
+        // the share of a core the host's process used lately: new tasks go to the least loaded
+        el("td", { class: "host-cpu" }, host.cpu === null ? "–" : `${Math.round(host.cpu * 100)} %`),
         el("td", {}, host.tasks.map((t) => `${t.connector}-${t.task}`).join(", ")))));
   } catch (error) {
     document.getElementById("executor-summary").textContent = `Executor: ${error.message}`;
