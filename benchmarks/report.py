@@ -16,6 +16,7 @@ Raw = Mapping[str, Mapping[str, Mapping[str, list[float]]]]
 COLOURS = {
     "java": "#dd8452",
     "kconnect": "#4c72b0",
+    "kconnect_count": "#a1c9f4",
     "json": "#dd8452",
     "avro": "#4c72b0",
     "ceiling": "#8c8c8c",
