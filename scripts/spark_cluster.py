@@ -308,6 +308,10 @@ class SparkCluster:
                     return
             except OSError as exc:  # the web UI is not up yet
                 last_error = repr(exc)
+            except ValueError as exc:
+                # An HTML page where the JSON will be: under load the UI answers on its port before
+                # its JSON handler is attached, and its root page answers every other path.
+                last_error = f"not JSON yet: {exc}"
             time.sleep(0.5)
         raise SparkClusterError(
             f"timed out after {self.startup_timeout:.0f} s waiting for {what} ({last_error})\n{self.logs()}"
