@@ -111,7 +111,7 @@ class DeliveryError(Exception):
 
 
 class _Failed(Exception):
-    """A batch failed while a send waited for a topic's metadata: the send ends, handing nothing over."""
+    """A batch failed: the send under way ends there, handing nothing more over (`_stop_if_failed`)."""
 
 
 class SendAbandoned(Exception):
@@ -294,8 +294,7 @@ class BatchSender:
             except (asyncio.TimeoutError, KafkaTimeoutError, UnknownTopicOrPartitionError):
                 if self._stopping():
                     raise SendAbandoned() from None
-                if self.failed:  # a batch in flight failed meanwhile: the caller fails the task
-                    raise _Failed() from None
+                self._stop_if_failed()
                 waited = time.monotonic() - started
                 if waited >= limit_s:
                     raise DeliveryError(
@@ -306,12 +305,12 @@ class BatchSender:
                 )
 
     async def _send_batch(self, batch: _Batch, topic: str, partition: int) -> None:
-        if not batch.count or self.failed:
+        self._stop_if_failed()
+        if not batch.count:
             return
         slot = (topic, partition)
         await self._wait_for_room(slot)
-        if self.failed:  # a batch failed while this one waited: nothing more is handed over
-            return
+        self._stop_if_failed()
         if self._halted():
             raise SendAbandoned()
         batch.builder.close()
@@ -319,8 +318,7 @@ class BatchSender:
             if topic not in self._with_metadata:
                 # aiokafka's send_batch waits for the topic's metadata only request.timeout.ms.
                 await self._partitions(topic)
-            if self.failed:
-                return
+            self._stop_if_failed()
             try:
                 future = await self._producer.send_batch(batch.builder, topic, partition=partition)
                 break
@@ -334,6 +332,13 @@ class BatchSender:
         batch.handed_at = time.monotonic()
         self._unanswered[slot] += 1
         future.add_done_callback(lambda done: self._acknowledge(done, batch, slot))
+
+    def _stop_if_failed(self) -> None:
+        """Raise `_Failed` once a batch failed, wherever a send waits or is about to hand a batch
+        over: the caller fails the task with that batch's error (aiokafka's queue may still hold the
+        failed partition's next batch, so offering more would wait on it without end)."""
+        if self.failed:
+            raise _Failed()
 
     async def _wait_for_room(self, slot: tuple[str, int]) -> None:
         """Wait until `slot` has fewer than `UNANSWERED_PER_PARTITION` unanswered batches."""
