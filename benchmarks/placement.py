@@ -26,8 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,6 +45,7 @@ from engines import (
     write_lines,
 )
 from report import bar_chart, summarize
+from revision import add_worktree, remove_worktree
 from run_all import measured_commit
 
 HERE = Path(__file__).resolve().parent
@@ -148,19 +147,6 @@ def one_run(
             delete_topic(broker, topic)
 
 
-def _revision_env(revision: str, worktree: Path) -> dict[str, str]:
-    """The environment that runs kconnect with the Spark executor plugin of `revision`."""
-    subprocess.run(
-        ["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(worktree), revision], check=True
-    )
-    inherited = os.environ.get("PYTHONPATH", "")
-    return {
-        "PYTHONPATH": os.pathsep.join(
-            [str(worktree / "plugins/spark/src"), *([inherited] if inherited else [])]
-        )
-    }
-
-
 def _said(figures: Mapping[str, Any]) -> str:
     """One run's figures, for the progress lines."""
     where = f", shared a process: {figures['shared_process']}" if "shared_process" in figures else ""
@@ -233,7 +219,9 @@ def main() -> int:
         work = Path(scratch)
         envs: dict[str, Mapping[str, str]] = {"java": {}, "kconnect": {}}
         if args.against:
-            envs["kconnect_count"] = _revision_env(args.against, work / "revision")
+            envs["kconnect_count"] = {
+                "PYTHONPATH": add_worktree(args.against, work / "revision", ["plugins/spark/src"])
+            }
         hot = (work / "hot-1.txt", work / "hot-2.txt")
         print(f"writing two files of {args.lines:,} lines", flush=True)
         for path in hot:
@@ -247,10 +235,7 @@ def main() -> int:
                         print(f"round {n + 1}/{args.rounds} {engine}: {_said(figures)}", flush=True)
         finally:
             if args.against:
-                subprocess.run(
-                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(work / "revision")],
-                    check=False,
-                )
+                remove_worktree(work / "revision")
     summary = summarize({CASE: {e: {k: [r[k] for r in runs[e]] for k in NUMERIC} for e in engines}})
     markdown = _markdown(summary, runs, args.lines)
     print(markdown)

@@ -37,6 +37,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from revision import add_worktree, remove_worktree
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 #: Source folders the revision under test supplies (`--against`).
@@ -215,11 +217,7 @@ def _revision_has(worktree: Path, delivery: str) -> bool:
 def _revision_env(revision: str | None, worktree: Path) -> dict[str, str]:
     env = dict(os.environ)
     if revision is not None:
-        subprocess.run(
-            ["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(worktree), revision], check=True
-        )
-        paths = [str(worktree / s) for s in SOURCES]
-        env["PYTHONPATH"] = os.pathsep.join([*paths, env.get("PYTHONPATH", "")])
+        env["PYTHONPATH"] = add_worktree(revision, worktree, SOURCES)
     return env
 
 
@@ -267,9 +265,7 @@ def main() -> int:
                 print(f"{label}: {shown} ({unit})")
         finally:
             if args.against:
-                subprocess.run(
-                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(worktree)], check=False
-                )
+                remove_worktree(worktree)
     return 0
 
 
