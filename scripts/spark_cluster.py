@@ -143,7 +143,7 @@ class SparkCluster:
 
     def running_workers(self) -> list[Daemon]:
         """The worker daemons whose JVM is alive (not killed)."""
-        return [worker for worker in self.workers if worker.running]
+        return [worker for worker in self.workers if worker.running and not worker.killed]
 
     def worker_state(self, worker: Daemon) -> dict[str, Any]:
         """A worker's own JSON: its executors (``appid``, ``id``) and finished ones."""
@@ -230,6 +230,19 @@ class SparkCluster:
         )
         self.workers.append(worker)
         return worker
+
+    def replace_dead_workers(self) -> None:
+        """Start a worker for each one that died or was killed, and wait until the master lists
+        exactly the running ones ALIVE (a killed worker stays ALIVE there until the master notices)."""
+        for _ in range(self.worker_count - len(self.running_workers())):
+            self.start_worker()
+        self._wait(
+            f"the master to list the {self.worker_count} running workers ALIVE",
+            lambda: (
+                {w["webuiaddress"] for w in self.alive_workers()}
+                == {f"http://127.0.0.1:{d.webui_port}" for d in self.running_workers()}
+            ),
+        )
 
     def wait_for_workers(self, count: int) -> None:
         """Wait until the master lists `count` workers ALIVE."""

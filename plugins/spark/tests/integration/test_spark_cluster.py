@@ -210,12 +210,24 @@ def test_spark_rerunning_a_lost_task_on_a_free_executor_is_refused_and_status_sa
     spark_cluster: Any, start_worker: Any, tmp_path: Path, unique_topic: str
 ) -> None:
     worker = cluster_worker(start_worker, spark_cluster)
+    wait_until("Spark's two slots", lambda: worker.get("/executor").json()["slots"] == 2, worker, 180)
     source_file = tmp_path / "in.txt"
     source_file.write_text(lines(0, 1000), encoding="utf-8")
-    source(worker, "src", source_file, unique_topic)  # one task: the other executor's slot is free
+    # A first connector's task warms the other executor's Python worker, then leaves its slot free:
+    # Spark's re-run then starts there in a moment. On a cold executor it can take longer than the
+    # worker waits for a lost task's Spark job (CHANNEL_LOSS_GRACE_S) before cancelling it itself.
+    (tmp_path / "warm.txt").write_text(lines(0, 1), encoding="utf-8")
+    source(worker, "warm", tmp_path / "warm.txt", f"{unique_topic}-warm")
+    wait_task_state(worker, "warm", "RUNNING", timeout=180)
+    source(worker, "src", source_file, unique_topic)
     wait_task_state(worker, "src", "RUNNING", timeout=180)
-    [run] = task_runs(worker, "src")
+    [run], [warm_run] = task_runs(worker, "src"), task_runs(worker, "warm")
     executor = executor_of(int(run["pid"]), worker)
+    assert executor_of(int(warm_run["pid"]), worker)["executor-id"] != executor["executor-id"]
+    assert worker.request("DELETE", "/connectors/warm").status_code == 204
+    wait_until(
+        "the warm task's host closed", lambda: len(worker.get("/executor").json()["hosts"]) == 1, worker
+    )
     [victim] = [d for d in spark_cluster.workers if str(d.process.pid) == executor["parent"]]
 
     victim.kill()  # Spark re-queues the lost attempt at once on the free executor, uncounted
@@ -225,7 +237,8 @@ def test_spark_rerunning_a_lost_task_on_a_free_executor_is_refused_and_status_sa
     assert first_line.startswith(
         "The Spark executor running task src-0 was lost; Spark: ExecutorLostFailure ("
     ), status["trace"]
-    assert "TaskRerunRefused: Spark started attempt 1 of Spark task host 1's Spark task" in status["trace"]
+    # host 1 was the warm task's
+    assert "TaskRerunRefused: Spark started attempt 1 of Spark task host 2's Spark task" in status["trace"]
     assert task_runs(worker, "src") == [run], "Spark's copy of the task must not have run"
 
     sink_file = tmp_path / "out.txt"
