@@ -207,22 +207,24 @@ def spark() -> Iterator[Any]:
 # --- Spark standalone cluster ------------------------------------------------------------------------------
 # A master and two one-core workers on loopback (scripts/spark_cluster.py), started on first use. A test
 # that kills a cluster worker starts a replacement (`start_worker`) when it needs one; before each test
-# any worker still dead is replaced, so a test that failed half-way leaves the next one two workers.
+# that uses the cluster any worker still dead is replaced, so a test that failed half-way leaves the
+# next one two workers.
 
 
 @pytest.fixture(scope="session")
-def _session_spark_cluster() -> Iterator[Any]:
+def spark_cluster() -> Iterator[Any]:
+    """One Spark standalone cluster for the session: a master and two one-core workers (``.master_url``,
+    ``.workers``, ``.start_worker()``); its start costs three JVMs, so the modules that use it share it."""
     with _load_script("spark_cluster").SparkCluster(workers=2, cores=1, memory="1g") as cluster:
         yield cluster
 
 
-@pytest.fixture
-def spark_cluster(_session_spark_cluster: Any) -> Any:
-    """The session's Spark standalone cluster: a master and two one-core workers (``.master_url``,
-    ``.workers``, ``.start_worker()``), both alive when the test starts; its start costs three JVMs,
-    so the modules that use it share it."""
-    _session_spark_cluster.replace_dead_workers()
-    return _session_spark_cluster
+@pytest.fixture(autouse=True)
+def _spark_cluster_whole(request: pytest.FixtureRequest) -> None:
+    """Before a test that uses `spark_cluster`, directly or through a fixture, replace the cluster's
+    dead workers (`SparkCluster.replace_dead_workers`)."""
+    if "spark_cluster" in request.fixturenames:
+        request.getfixturevalue("spark_cluster").replace_dead_workers()
 
 
 # --- kconnect workers ------------------------------------------------------------------------------------
