@@ -47,8 +47,9 @@ class HostRun:
     waiting_reported: bool = False
     spark_error: str | None = None
     job_ended: asyncio.Event = field(default_factory=asyncio.Event)
-    #: The share of a core the host's process used over its last load report (a Python host reports
-    #: every `remote.LOAD_REPORT_INTERVAL_S`); None until one came, and always for a Java host.
+    #: The share of a core the host used over its last load report (a Python host's process, a Java
+    #: host's task threads: ``HostLoad.java``; every `remote.LOAD_REPORT_INTERVAL_S`); None until one
+    #: came, and always for a host whose JVM cannot measure a thread's CPU time.
     cpu: float | None = None
     #: Tasks placed here since that report: its figure does not include them yet.
     unmeasured: int = 0

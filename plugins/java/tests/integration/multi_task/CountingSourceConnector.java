@@ -13,7 +13,7 @@ import org.apache.kafka.connect.source.SourceConnector;
  * records ({@code t<task>-<n>}) to {@code topic} and then idling, so a test can count every record
  * once. {@code fail.task} names a task whose poll throws; {@code stuck.task} one whose poll, after
  * its records, blocks until its thread is interrupted (then writes {@code interrupted-<task>} in
- * {@code marker.dir}).
+ * {@code marker.dir}). With {@code busy=true} each task, after its records, keeps a core busy.
  */
 public class CountingSourceConnector extends SourceConnector {
   private Map<String, String> props;
@@ -54,6 +54,7 @@ public class CountingSourceConnector extends SourceConnector {
         .define("records.per.task", ConfigDef.Type.INT, 100, ConfigDef.Importance.LOW, "Records per task.")
         .define("fail.task", ConfigDef.Type.INT, -1, ConfigDef.Importance.LOW, "The task whose poll throws.")
         .define("stuck.task", ConfigDef.Type.INT, -1, ConfigDef.Importance.LOW, "The task that blocks in poll.")
-        .define("marker.dir", ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW, "Where a stuck task says it was interrupted.");
+        .define("marker.dir", ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW, "Where a stuck task says it was interrupted.")
+        .define("busy", ConfigDef.Type.BOOLEAN, false, ConfigDef.Importance.LOW, "Whether tasks keep a core busy after their records.");
   }
 }

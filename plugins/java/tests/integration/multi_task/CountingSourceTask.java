@@ -43,7 +43,11 @@ public class CountingSourceTask extends SourceTask {
       if (Integer.toString(index).equals(config.get("stuck.task"))) {
         blockUntilInterrupted();
       }
-      Thread.sleep(100);
+      if (Boolean.parseBoolean(config.get("busy"))) {
+        spin(100);
+      } else {
+        Thread.sleep(100);
+      }
       return null;
     }
     List<SourceRecord> records = new ArrayList<>();
@@ -53,6 +57,18 @@ public class CountingSourceTask extends SourceTask {
     }
     Thread.sleep(20);
     return records;
+  }
+
+  /** Keeps a core busy for {@code millis}, as a task that computes without pause would. */
+  private static void spin(long millis) {
+    long until = System.nanoTime() + millis * 1_000_000;
+    long sum = 0;
+    while (System.nanoTime() < until) {
+      sum += System.nanoTime() % 7;
+    }
+    if (sum == -1) {
+      throw new IllegalStateException("unreachable: keeps the loop from being optimised away");
+    }
   }
 
   private void blockUntilInterrupted() throws InterruptedException {

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Java host's connection to the worker (kconnect_spark.control_server's host side): {@code host}
- * hello, then the worker's {@code run}, {@code cancel} and {@code close} in, {@code ended} out.
+ * hello, then the worker's {@code run}, {@code cancel} and {@code close} in, {@code ended} and
+ * {@code load} out.
  * A reader thread queues what arrives, so the Spark task's thread waits on the queue, where Spark's
  * kill interrupts it (a socket read would not notice).
  */
@@ -57,6 +58,15 @@ final class HostConnection implements AutoCloseable {
       send(ControlChannel.JSON.createObjectNode().put("type", "ended").put("task", token).put("error", error).toString());
     } catch (IOException lost) {
       // the worker is gone: the task's own connection told it already, or it learns from Spark
+    }
+  }
+
+  /** Tells the worker the share of a core the host used since its last report ({@link HostLoad}). */
+  void load(double cpu) {
+    try {
+      send(ControlChannel.JSON.createObjectNode().put("type", "load").put("cpu", Math.round(cpu * 1000) / 1000.0).toString());
+    } catch (IOException lost) {
+      // the worker is gone: the reader thread sees it and the host's tasks end with it
     }
   }
 

@@ -20,11 +20,14 @@ final class TaskMain {
   private volatile ControlChannel control;
   private volatile boolean abandoned;
 
-  /** A task to run from {@code launch}; {@code ended} gets it and its stack trace when it threw, else null. */
-  TaskMain(JsonNode launch, BiConsumer<TaskMain, String> ended) {
+  /**
+   * A task to run from {@code launch}, its thread in {@code group} (its host's, which measures the
+   * group's CPU: {@link HostLoad}); {@code ended} gets it and its stack trace when it threw, else null.
+   */
+  TaskMain(JsonNode launch, ThreadGroup group, BiConsumer<TaskMain, String> ended) {
     this.launch = launch;
     this.task = launch.path("connector").asText() + "-" + launch.path("task").asInt();
-    this.thread = new Thread(() -> ended.accept(this, runToEnd()), "kconnect-task-" + task);
+    this.thread = new Thread(group, () -> ended.accept(this, runToEnd()), "kconnect-task-" + task);
     thread.setDaemon(true); // an abandoned task must not keep the JVM up
   }
 
