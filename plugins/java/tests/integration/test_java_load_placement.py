@@ -29,6 +29,9 @@ from tests.worker_process import WorkerProcess
 pytestmark = pytest.mark.integration
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
+#: A host running a busy task reports more than this share of a core, an idle one less (a few
+#: hundredths), even while a full test run shares this machine's two cores.
+BUSY = 0.15
 
 
 @pytest.fixture
@@ -63,11 +66,11 @@ def test_a_busy_java_task_joins_the_idle_java_host_though_it_runs_more_tasks(wor
     def hosts_measured() -> bool:
         placement: dict[str, Any] = worker.get("/executor").json()
         busy, idle = host_of(placement, "busy-1"), host_of(placement, "idle-1")
-        return busy["id"] != idle["id"] and (busy["cpu"] or 0) > 0.3 and idle["cpu"] is not None
+        return busy["id"] != idle["id"] and (busy["cpu"] or 0) > BUSY and idle["cpu"] is not None
 
     wait_until("both Java hosts to report their load", hosts_measured, worker, 30)
     idle_cpu = host_of(worker.get("/executor").json(), "idle-1")["cpu"]
-    assert idle_cpu < 0.3, f"the idle host counts the busy host's thread: {idle_cpu}"
+    assert idle_cpu < BUSY, f"the idle host counts the busy host's thread: {idle_cpu}"
 
     for name in ("idle-2", "idle-3"):
         create(worker, name, busy=False)
@@ -80,4 +83,4 @@ def test_a_busy_java_task_joins_the_idle_java_host_though_it_runs_more_tasks(wor
     assert sorted(t["connector"] for t in cool["tasks"]) == ["busy-2", "idle-1", "idle-2", "idle-3"], (
         placement
     )
-    assert hot["cpu"] > 0.3 and cool["cpu"] > 0.3, f"each busy task has a host of its own: {placement}"
+    assert hot["cpu"] > BUSY and cool["cpu"] > BUSY, f"each busy task has a host of its own: {placement}"
