@@ -22,7 +22,11 @@ import pytest
 
 from plugins.java.tests.integration.counting_plugin import CONNECTOR, counting_plugin_path
 from plugins.java.tests.integration.java_worker import java_worker
-from plugins.spark.tests.integration.test_load_placement import REPORTED_S, host_of
+from plugins.spark.tests.integration.test_load_placement import (
+    REPORTED_S,
+    busy_task_joined_the_idle_host,
+    host_of,
+)
 from tests.integration.harness import wait_until
 from tests.worker_process import WorkerProcess
 
@@ -76,11 +80,5 @@ def test_a_busy_java_task_joins_the_idle_java_host_though_it_runs_more_tasks(wor
         create(worker, name, busy=False)
     create(worker, "busy-2", busy=True)
 
-    placement = worker.get("/executor").json()
-    hot, cool = host_of(placement, "busy-1"), host_of(placement, "idle-1")
-    assert len(placement["hosts"]) == 2, placement
-    assert [t["connector"] for t in hot["tasks"]] == ["busy-1"], placement
-    assert sorted(t["connector"] for t in cool["tasks"]) == ["busy-2", "idle-1", "idle-2", "idle-3"], (
-        placement
-    )
+    hot, cool, placement = busy_task_joined_the_idle_host(worker)
     assert hot["cpu"] > BUSY and cool["cpu"] > BUSY, f"each busy task has a host of its own: {placement}"

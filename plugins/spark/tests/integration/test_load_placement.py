@@ -42,6 +42,19 @@ def host_of(placement: dict[str, Any], connector: str) -> dict[str, Any]:
     return next(h for h in placement["hosts"] if {"connector": connector, "task": 0} in h["tasks"])
 
 
+def busy_task_joined_the_idle_host(worker: WorkerProcess) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """Assert the placement by load gives: two hosts, ``busy-1`` alone on its own, ``busy-2`` beside the
+    three idle tasks; return the two hosts' entries and the whole `GET /executor` answer."""
+    placement = worker.get("/executor").json()
+    hot, cool = host_of(placement, "busy-1"), host_of(placement, "idle-1")
+    assert len(placement["hosts"]) == 2, placement
+    assert [t["connector"] for t in hot["tasks"]] == ["busy-1"], placement
+    assert sorted(t["connector"] for t in cool["tasks"]) == ["busy-2", "idle-1", "idle-2", "idle-3"], (
+        placement
+    )
+    return hot, cool, placement
+
+
 def test_a_busy_task_joins_the_idle_python_process_though_it_runs_more_tasks(
     start_worker: Any, tmp_path: Path
 ) -> None:
@@ -61,11 +74,5 @@ def test_a_busy_task_joins_the_idle_python_process_though_it_runs_more_tasks(
         create(worker, name, "IdleSource")
     create(worker, "busy-2", "BusySource")
 
-    placement = worker.get("/executor").json()
-    hot, cool = host_of(placement, "busy-1"), host_of(placement, "idle-1")
-    assert len(placement["hosts"]) == 2, placement
-    assert [t["connector"] for t in hot["tasks"]] == ["busy-1"], placement
-    assert sorted(t["connector"] for t in cool["tasks"]) == ["busy-2", "idle-1", "idle-2", "idle-3"], (
-        placement
-    )
+    hot, cool, placement = busy_task_joined_the_idle_host(worker)
     assert hot["cpu"] > 0.3 and cool["cpu"] > 0.3, f"each busy task has a process of its own: {placement}"
