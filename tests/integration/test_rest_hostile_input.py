@@ -17,7 +17,6 @@ pytestmark = pytest.mark.integration
 
 DEEP = "[" * 100_000 + "]" * 100_000
 TOO_DEEP = "Request body is not valid JSON: it is nested too deeply"
-NOT_UTF8 = "Request body is not valid UTF-8: a JSON string holds byte 0x"
 
 
 def _send(worker: WorkerProcess, method: str, path: str, content: str | bytes) -> httpx.Response:
@@ -56,12 +55,15 @@ def test_a_body_that_is_not_utf8_is_400(connectors: Connectors, tmp_path: Path) 
     worker, name = connectors.worker, connectors.name()
     create = f'{{"name": "{name}", "config": {{"connector.class": "FileStreamSink", "topics": "t\xff"}}}}'
     put = '{"connector.class": "FileStreamSink", "topics": "t", "file": "\xc3"}'
-    for method, path, body in [
-        ("POST", "/connectors", create.encode("latin-1")),
-        ("PUT", f"{path_of(name)}/config", put.encode("latin-1")),
-        ("PUT", "/connector-plugins/FileStreamSink/config/validate", put.encode("latin-1")),
+    for method, path, body, bad in [
+        ("POST", "/connectors", create.encode("latin-1"), b"\xff"),
+        ("PUT", f"{path_of(name)}/config", put.encode("latin-1"), b"\xc3"),
+        ("PUT", "/connector-plugins/FileStreamSink/config/validate", put.encode("latin-1"), b"\xc3"),
     ]:
-        rx.assert_error(_send(worker, method, path, body), 400, contains=NOT_UTF8)
+        where = f"byte 0x{bad[0]:02x} at offset {body.index(bad)}"
+        rx.assert_error(
+            _send(worker, method, path, body), 400, contains=f"Request body is not valid UTF-8: {where}"
+        )
     _still_healthy_and_nothing_stored(worker, name)
 
 

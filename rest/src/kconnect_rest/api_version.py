@@ -2,8 +2,9 @@
 
 Clients gate features on ``GET /``'s ``version`` (kcctl refuses offsets, stop and more below Kafka
 Connect 3.5), so that field names the Kafka release kconnect is tested against and answers like.
-kconnect's own version stays visible in ``GET /``'s ``kconnect_version``, the ``Server`` header
-and ``kconnect --version``.
+``GET /`` answers exactly Kafka's keys (a Java client reading it with Jackson's defaults fails on
+an unknown one), so kconnect's own version is in the ``Server`` header, ``GET /executor``'s
+``kconnect_version``, the worker's start-up log line and ``kconnect --version``.
 """
 
 from __future__ import annotations

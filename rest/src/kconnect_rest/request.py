@@ -1,10 +1,11 @@
 """The app's request class: a JSON body that cannot be parsed is the client's error (400), never a 500.
 
-Litestar turns msgspec's DecodeError into a 400, but two more ways a body fails to parse escape it
-as exceptions of their own: text that is not UTF-8 inside a JSON string (UnicodeDecodeError) and
-nesting deeper than the parser recurses (RecursionError, about 1,000 levels: no request body of the
-Connect API nests more than four). `ConnectRequest.json` answers both with a 400 that says what was
-wrong, in Kafka's error body like every other refusal (`kconnect_rest.errors`).
+Litestar turns msgspec's DecodeError into a 400, but its wording is msgspec's and changes between
+versions (0.23 refuses invalid UTF-8 itself, earlier versions raised UnicodeDecodeError), and nesting
+deeper than the parser recurses escapes as a RecursionError (about 1,000 levels: no request body of
+the Connect API nests more than four). `ConnectRequest.json` checks the body is UTF-8 before parsing
+it and answers both with a 400 that says what was wrong, in Kafka's error body like every other
+refusal (`kconnect_rest.errors`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from litestar import Request
 from litestar.exceptions import ClientException
 
 
-def _not_utf8(exc: UnicodeDecodeError) -> str:
-    # msgspec reports the position inside the string it decodes, not in the body: name the byte only.
+def not_utf8_message(exc: UnicodeDecodeError) -> str:
+    """The 400's text for a body that is not UTF-8: the first bad byte and where it is in the body."""
     byte = exc.object[exc.start]
-    return f"Request body is not valid UTF-8: a JSON string holds byte 0x{byte:02x} ({exc.reason})"
+    return f"Request body is not valid UTF-8: byte 0x{byte:02x} at offset {exc.start} ({exc.reason})"
 
 
 TOO_DEEP_MESSAGE = "Request body is not valid JSON: it is nested too deeply"
@@ -34,8 +35,10 @@ class ConnectRequest(Request[Any, Any, Any]):
         Called by litestar when it extracts a handler's ``data``; the body is parsed once and cached.
         """
         try:
-            return await super().json()
+            (await self.body()).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ClientException(_not_utf8(exc)) from None
+            raise ClientException(not_utf8_message(exc)) from None
+        try:
+            return await super().json()
         except RecursionError:
             raise ClientException(TOO_DEEP_MESSAGE) from None

@@ -29,16 +29,16 @@ class ErrorMessage(msgspec.Struct):
 
 
 class ServerInfo(msgspec.Struct):
-    """`GET /`: Kafka's three fields, then kconnect's own version.
+    """`GET /`: exactly Kafka's three fields (a Java client reads them into Kafka's ServerInfo).
 
     ``version`` is the Kafka Connect release whose API is served (clients gate features on it);
-    ``commit`` is kconnect's; ``kconnect_version`` is kconnect's (`kconnect_rest.api_version`).
+    ``commit`` is kconnect's. kconnect's own version is in the ``Server`` header and `GET /executor`
+    (`kconnect_rest.api_version`).
     """
 
     version: str
     commit: str
     kafka_cluster_id: str
-    kconnect_version: str
 
 
 class WorkerStatus(msgspec.Struct):
@@ -68,8 +68,9 @@ class TaskHostInfo(msgspec.Struct):
 
 
 class ExecutorPlacement(msgspec.Struct):
-    """`GET /executor` (kconnect's own): where this worker's tasks run."""
+    """`GET /executor` (kconnect's own): where this worker's tasks run, and kconnect's version."""
 
+    kconnect_version: str
     executor: str
     slots: int | None
     slots_used: int

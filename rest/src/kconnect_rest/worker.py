@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
+from kconnect import __version__
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG, NAME_CONFIG
 from kconnect.errors import ConnectError, RequestTimeoutError
 from kconnect.herder.api import Herder
@@ -156,7 +157,7 @@ class StandaloneWorker:
                 except ConnectError as exc:
                     raise ConfigFileError(f"{connector.path}: {exc}") from exc
                 log.info("Connector %s created from %s", connector.name, connector.path)
-            log.info("kconnect worker %s started", herder.worker_id)
+            log.info("kconnect %s worker %s started", __version__, herder.worker_id)
 
         await serve(self.config, self.host, herder, self._stopping, create_connectors)
 
@@ -210,7 +211,7 @@ class DistributedWorker:
 
         async def joined() -> None:
             group = self.config.group_config().group_id
-            log.info("kconnect worker %s started in group %s", herder.worker_id, group)
+            log.info("kconnect %s worker %s started in group %s", __version__, herder.worker_id, group)
 
         try:
             await serve(self.config, self.host, herder, self._stopping, joined)

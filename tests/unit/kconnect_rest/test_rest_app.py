@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from kconnect import __version__
 from kconnect.cluster import ClusterState
 from kconnect.errors import ConflictError
 from kconnect.herder.api import WorkerHealth
@@ -53,7 +54,7 @@ def create(client: TestClient[Litestar], name: str = "local-file-sink", **extra:
 
 def test_root_answers_version_commit_and_cluster_id(client: TestClient[Litestar]) -> None:
     body = client.get("/").json()
-    assert list(body) == ["version", "commit", "kafka_cluster_id", "kconnect_version"]
+    assert list(body) == ["version", "commit", "kafka_cluster_id"]
     assert body["kafka_cluster_id"] == CLUSTER_ID
 
 
@@ -70,6 +71,7 @@ def test_executor_reports_slots_hosts_and_their_tasks(client: TestClient[Litesta
     response = client.get("/executor")
     assert response.status_code == 200 and response.headers["content-type"] == "application/json"
     assert response.json() == {
+        "kconnect_version": __version__,
         "executor": "fake",
         "slots": 1,
         "slots_used": 1,

@@ -49,13 +49,12 @@ class RootController(Controller):
 
     @get("/", summary="Version, commit and Kafka cluster id", responses=error_responses(409, 500))
     async def server_info(self, herder: HerderDep) -> ServerInfo:
-        """`GET /`: the Kafka Connect version whose API is served, kconnect's commit and version, and
-        the broker's cluster id."""
+        """`GET /`: the Kafka Connect version whose API is served, kconnect's commit and the broker's
+        cluster id: Kafka's three keys and no other."""
         return ServerInfo(
             version=KAFKA_CONNECT_VERSION,
             commit=running_commit(),
             kafka_cluster_id=await herder.kafka_cluster_id(),
-            kconnect_version=__version__,
         )
 
     @get(
@@ -96,6 +95,7 @@ class RootController(Controller):
             for host in placement.hosts
         ]
         return ExecutorPlacement(
+            kconnect_version=__version__,
             executor=placement.executor,
             slots=placement.slots,
             slots_used=sum(1 for host in placement.hosts if host.state == "RUNNING"),
