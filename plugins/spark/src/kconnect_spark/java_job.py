@@ -65,12 +65,17 @@ def run(context: Any, launch_json: str) -> None:
     it ends.
 
     Builds kconnect-java's jars on first use (`kconnect_java.build`); raises what Spark raised when
-    the job failed.
+    the job failed. kconnect-java is this distribution's optional extra ``java``, imported here only:
+    a Java task exists only when kconnect-java found its connector, so kconnect-spark alone never
+    reaches this import.
     """
     try:
         from kconnect_java.build import SPARK_ENTRY_CLASS, facade_classpath, spark_entry_jar
-    except ImportError as exc:  # the executor runs a java task only when kconnect-java found it
-        raise RuntimeError("Java tasks need kconnect-java installed beside kconnect-spark") from exc
+    except ImportError as exc:
+        raise RuntimeError(
+            "Java tasks need kconnect-java installed beside kconnect-spark "
+            "(pip install 'kconnect-spark[java]')"
+        ) from exc
     import pyspark
 
     entry = spark_entry_jar(Path(pyspark.__file__).parent / "jars")
