@@ -2,7 +2,7 @@
 and ``kconnect distributed WORKER.properties`` (Kafka's connect-standalone / connect-distributed), and
 the configs' checks before deploy (docs/config-tests.md): ``kconnect validate FILE...`` and
 ``kconnect test CONNECTOR.properties --records IN.jsonl [--expect OUT.jsonl]``, and the plugin
-author's start, ``kconnect plugin new NAME [--kind source|sink] [--dir DIR]`` (from kconnect-testkit).
+author's start, ``kconnect plugin new NAME [--kind source|sink] [--dir DIR]`` (`kconnect_rest.scaffold`).
 
 Bad input (a missing file, a bad key, an invalid connector config) ends with one line on stderr
 naming the file, the key and the reason, and a non-zero exit status; never a traceback.
@@ -21,6 +21,7 @@ from kconnect.errors import ConnectError
 from kconnect_rest.api_version import KAFKA_CONNECT_VERSION
 from kconnect_rest.config_test import add_test_parser, run_test
 from kconnect_rest.config_validate import run_validate
+from kconnect_rest.scaffold import new_plugin
 
 log = logging.getLogger("kconnect")
 
@@ -64,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("-o", "--output", choices=("text", "json"), default="text")
     validate.add_argument("files", nargs="+", metavar="FILE", help="connector .properties or .json files")
     add_test_parser(commands)
-    plugin = commands.add_parser("plugin", help="write a new plugin project (needs kconnect-testkit)")
+    plugin = commands.add_parser("plugin", help="write a new plugin project")
     plugin_commands = plugin.add_subparsers(dest="plugin_command", required=True, metavar="COMMAND")
     new = plugin_commands.add_parser(
         "new",
@@ -129,15 +130,7 @@ def _offline(args: argparse.Namespace) -> int:
 
 
 def _plugin_new(args: argparse.Namespace) -> int:
-    """``kconnect plugin new``: the scaffold lives in kconnect-testkit, which its tests need anyway."""
-    try:
-        from kconnect_testkit.scaffold import new_plugin
-    except ImportError:
-        print(
-            "kconnect plugin: needs the kconnect-testkit package (pip install kconnect-testkit)",
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
+    """``kconnect plugin new``: write the project (`kconnect_rest.scaffold`) and print its folder."""
     print(new_plugin(args.name, args.kind, args.dir))
     return 0
 

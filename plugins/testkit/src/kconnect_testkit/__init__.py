@@ -20,7 +20,8 @@ environment gets these fixtures, named ``kconnect_*`` so they never shadow a pro
   and its tasks are RUNNING;
 - `records.produce` and `records.consume`: write records to a topic and read them back.
 
-``kconnect plugin new NAME`` (`scaffold`) writes a new plugin whose tests use exactly these fixtures.
+``kconnect plugin new NAME`` (kconnect-rest's `kconnect_rest.scaffold`) writes a new plugin whose tests
+use exactly these fixtures.
 """
 
 # Nothing is imported here: ``scripts/kafka_broker.py`` of kconnect's checkout imports `jars` and `broker`

@@ -1,10 +1,11 @@
 """``kconnect plugin new NAME``: write a pip-installable kconnect plugin project to start from.
 
-The project is rendered from the templates shipped in this package (``templates/common`` and
-``templates/<kind>``, `string.Template` placeholders): a ``pyproject.toml`` with the ``kconnect`` entry
-point, ``src/<package>/`` with a source or sink connector and task that already move records, the
-hook that registers them, a README, and ``tests/`` that run the connector on a real broker through a
-real worker with this kit's fixtures.
+The project is rendered from the templates shipped in this package (``scaffold_templates/common``
+and ``scaffold_templates/<kind>``, `string.Template` placeholders): a ``pyproject.toml`` with the
+``kconnect`` entry point, ``src/<package>/`` with a source or sink connector and task that already
+move records, the hook that registers them, a README, and ``tests/`` that run the connector on a
+real broker through a real worker with kconnect-testkit's fixtures. Only the written project needs
+the kit (its ``test`` extra); writing it needs nothing of it.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def new_plugin(name: str, kind: str = "source", directory: Path | str = ".") -> 
     target = Path(directory) / values["distribution"]
     if target.exists() and any(target.iterdir()):
         raise ScaffoldError(f"{target} already exists and is not empty")
-    templates = resources.files("kconnect_testkit") / "templates"
+    templates = resources.files("kconnect_rest") / "scaffold_templates"
     for tree in (templates / "common", templates / kind):
         _render_tree(tree, target, values)
     return target

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 from kconnect_rest.cli import main
-from kconnect_testkit.scaffold import ScaffoldError, new_plugin, placeholders
+from kconnect_rest.scaffold import ScaffoldError, new_plugin, placeholders
 
 
 @pytest.mark.parametrize(
