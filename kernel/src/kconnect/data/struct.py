@@ -108,8 +108,17 @@ class Struct:
         self._values: list[Any] = [None] * len(schema.fields)
 
     @classmethod
-    def _trusted(cls, schema: Schema, values: list[Any]) -> Struct:
-        """A struct from values a converter already checked, one per field in order."""
+    def unchecked(cls, schema: Schema, values: list[Any]) -> Struct:
+        """A struct holding `values`, one per field of `schema` in field order, validating nothing.
+
+        The fast constructor of converters and source queriers that build many structs of one
+        schema. The caller guarantees the contract `put` and `validate` would check: `schema` is
+        a STRUCT schema, `values` has one entry per field, and each value is valid for its field
+        (None only where the field is optional or has a default). Nothing is checked and the list
+        is kept, not copied, so the caller must not change it afterwards. A wrong value is caught
+        later, if at all, by whoever reads the struct. Where values come from users, use
+        ``Struct(schema).put(...)``.
+        """
         struct = cls.__new__(cls)
         struct.schema = schema
         struct._values = values

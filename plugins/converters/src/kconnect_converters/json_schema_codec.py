@@ -302,7 +302,7 @@ class JsonReader:
                     f'Invalid value: null used for required field: "{f.name}", schema type: {f.schema.type}'
                 )
             values.append(converted)
-        return Struct._trusted(schema, values)
+        return Struct.unchecked(schema, values)
 
     def _map_to_connect(self, schema: Schema | None, node: Any) -> dict[Any, Any]:
         key_schema = schema.key_schema if schema is not None else None

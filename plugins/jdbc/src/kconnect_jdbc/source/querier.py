@@ -111,7 +111,7 @@ class RowMapper:
         if not rows:
             return []
         if not self.positions:
-            return [Struct._trusted(self.schema, []) for _ in rows]
+            return [Struct.unchecked(self.schema, []) for _ in rows]
         columns: list[Sequence[Any]] = (
             list(zip(*rows, strict=True))
             if self.all_positions
@@ -123,8 +123,8 @@ class RowMapper:
             if native is None or not set(map(type, values)) <= {native, type(None)}:
                 columns[index] = list(map(convert, values))
         schema = self.schema
-        trusted = Struct._trusted
-        return [trusted(schema, list(values)) for values in zip(*columns, strict=True)]
+        unchecked = Struct.unchecked
+        return [unchecked(schema, list(values)) for values in zip(*columns, strict=True)]
 
 
 def _composed(outer: Callable[[Any], Any], inner: ValueConverter) -> ValueConverter:

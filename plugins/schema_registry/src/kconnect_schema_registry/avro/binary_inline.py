@@ -191,7 +191,7 @@ def _record(
 
 def record_reader(schema: Schema, plan: list[tuple[int, Reader]]) -> Reader:
     """The reader of a Struct of `schema`; `plan` per Avro field in order: Connect slot, reader."""
-    env: dict[str, Any] = {"schema": schema, "trusted": Struct._trusted}
+    env: dict[str, Any] = {"schema": schema, "unchecked": Struct.unchecked}
     lines = ["def record(data, pos):"]
     for i, (_, reader) in enumerate(plan):
         env[f"r{i}"] = reader
@@ -199,5 +199,5 @@ def record_reader(schema: Schema, plan: list[tuple[int, Reader]]) -> Reader:
         lines.append(inline.format(i=i) if inline is not None else f"    v{i}, pos = r{i}(data, pos)")
     by_slot = {index: i for i, (index, _) in enumerate(plan)}
     values = ", ".join(f"v{by_slot[slot]}" for slot in range(len(schema.fields)))
-    lines.append(f"    return trusted(schema, [{values}]), pos")
+    lines.append(f"    return unchecked(schema, [{values}]), pos")
     return _compile("\n".join(lines) + "\n", env, "record")  # type: ignore[no-any-return]

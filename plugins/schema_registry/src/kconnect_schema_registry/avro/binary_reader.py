@@ -37,10 +37,10 @@ from kconnect_schema_registry.avro.binary import (
     read_string,
 )
 from kconnect_schema_registry.avro.binary_inline import record_reader
+from kconnect_schema_registry.avro.branches import PYTHON_BRANCHES, branch_name, is_plain
 from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.names import KEY_FIELD, VALUE_FIELD, is_union_schema
 from kconnect_schema_registry.avro.schema import AvroSchema
-from kconnect_schema_registry.avro.values import _PYTHON_BRANCHES, _branch_name, _plain
 
 logger = logging.getLogger(__name__)
 
@@ -272,7 +272,7 @@ def _struct_reader(mapping: AvroMapping, schema: Schema, avro: AvroSchema, named
         raise Unsupported(f"STRUCT read from {avro.type}")
     slots_by_name: dict[str, tuple[int, Schema]] = {}
     for f in schema.fields:
-        name = mapping._scrub(f.name)
+        name = mapping.scrub(f.name)
         if avro.field_named(name) is None:
             raise DataError(f"Avro record {avro.full_name} has no field {name}")
         slots_by_name[name] = (f.index, f.schema)
@@ -284,7 +284,7 @@ def _struct_reader(mapping: AvroMapping, schema: Schema, avro: AvroSchema, named
         try:
             reader = compile_binary_reader(mapping, slot[1], avro_field.schema, named)
         except DataError:
-            if _plain(slot[1], avro_field.schema, reading=True):
+            if is_plain(slot[1], avro_field.schema, reading=True):
                 raise Unsupported(
                     f"field {avro_field.name}: the old decoder takes its value as read"
                 ) from None
@@ -307,7 +307,7 @@ def _union_reader(mapping: AvroMapping, schema: Schema, avro: AvroSchema, named:
             raise DataError(
                 f"Union struct {schema} has no field for branch {branch.full_name or branch.type}"
             )
-        by_name[_branch_name(branch)] = (field.index, branch)
+        by_name[branch_name(branch)] = (field.index, branch)
         by_kind.setdefault(branch.type, (field.index, branch))
     # Per branch index: None for null, else the field set and its reader, or False when the old
     # decoder found no field for the branch's datum.
@@ -317,10 +317,10 @@ def _union_reader(mapping: AvroMapping, schema: Schema, avro: AvroSchema, named:
             table.append(None)
             continue
         if named.tupled(avro, branch):
-            entry = by_name.get(_branch_name(branch))
+            entry = by_name.get(branch_name(branch))
         else:
             entry = None
-            for kind in _PYTHON_BRANCHES.get(_DATUM_TYPES[branch.type], ()):
+            for kind in PYTHON_BRANCHES.get(_DATUM_TYPES[branch.type], ()):
                 entry = by_kind.get(kind)
                 if entry is not None:
                     break
@@ -346,7 +346,7 @@ def _union_reader(mapping: AvroMapping, schema: Schema, avro: AvroSchema, named:
         assert not isinstance(found, bool)
         slots: list[Any] = [None] * width
         slots[found[0]], pos = found[1](data, pos)
-        return Struct._trusted(schema, slots), pos
+        return Struct.unchecked(schema, slots), pos
 
     return union
 

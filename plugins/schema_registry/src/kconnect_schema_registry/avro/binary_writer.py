@@ -34,10 +34,10 @@ from kconnect_schema_registry.avro.binary import (
     write_string,
 )
 from kconnect_schema_registry.avro.binary_inline import record_payload, record_writer
+from kconnect_schema_registry.avro.branches import branch_name, is_plain, underlying
 from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.names import KEY_FIELD, VALUE_FIELD, is_union_schema, string_keyed
 from kconnect_schema_registry.avro.schema import AvroSchema, parse
-from kconnect_schema_registry.avro.values import _branch_name, _plain, _underlying
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def _field_writer(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Wri
     if avro.type == "union" and not is_union_schema(schema):
         return _optional_writer(mapping, schema, avro)
     if schema.optional and not is_union_schema(schema):
-        _underlying(mapping, schema, avro)  # raises DataError as values.compile_encoder does
+        underlying(mapping, schema, avro)  # raises DataError as values.compile_encoder does
     return _base_writer(mapping, schema, avro)
 
 
@@ -91,7 +91,7 @@ def _optional_writer(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> 
     """``[null, X]`` (either order): the null branch for None, else X's index and X."""
     if len([b for b in avro.branches if b.type != "null"]) != 1:
         raise Unsupported("a union of several non-null branches for a plain value")
-    target = _underlying(mapping, schema, avro)
+    target = underlying(mapping, schema, avro)
     if target is avro:
         raise Unsupported("no branch of the union for the value")
     index = next(i for i, b in enumerate(avro.branches) if b is target)
@@ -286,7 +286,7 @@ def _struct_plan(
         raise Unsupported(f"STRUCT written as {target.type}")
     by_name = {}
     for f in schema.fields:
-        name = mapping._scrub(f.name)
+        name = mapping.scrub(f.name)
         if target.field_named(name) is None:
             raise DataError(f"Avro record {target.full_name} has no field {name}")
         by_name[name] = f
@@ -305,7 +305,7 @@ def _struct_plan(
         try:
             writer = _field_writer(mapping, connect_field.schema, avro_field.schema)
         except DataError:
-            if _plain(connect_field.schema, avro_field.schema, reading=False):
+            if is_plain(connect_field.schema, avro_field.schema, reading=False):
                 raise Unsupported(f"field {connect_field.name}: fastavro writes its plain value") from None
             raise
         default = None if ignore_defaults else connect_field.schema.default_value
@@ -325,14 +325,14 @@ def _union_writer(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> W
     """Confluent's Union struct: the index of the branch of the first set field, then its value."""
     if target.type != "union":
         raise Unsupported("a Union struct written as a single type")
-    names = [_branch_name(b) for b in target.branches]
+    names = [branch_name(b) for b in target.branches]
     plan: list[tuple[int, int, Writer]] = []
     for f in schema.fields:
         wanted = mapping.union_member_field_name(f.schema)
         for branch in target.branches:
             if branch.type != "null" and mapping.avro_union_member_field_name(branch) == wanted:
                 writer = _base_writer(mapping, f.schema, branch)
-                plan.append((f.index, names.index(_branch_name(branch)), writer))
+                plan.append((f.index, names.index(branch_name(branch)), writer))
                 break
         else:
             raise DataError(f"Union member {f.name} has no branch in {target.text()}")

@@ -191,7 +191,7 @@ class FromConnect(AvroNames):
                 field_doc = None
                 if not settings.discard_type_doc_default and params is not None:
                     field_doc = params.get(AVRO_FIELD_DOC_PREFIX_PROP + f.name)
-                self._add_field(fields, self._scrub(f.name), f.schema, field_doc, ctx)
+                self._add_field(fields, self.scrub(f.name), f.schema, field_doc, ctx)
             base.fields = fields
 
         final = base
@@ -280,7 +280,7 @@ class FromConnect(AvroNames):
             default = self.default_from_connect(field_schema, field_schema.default_value)
         elif field_schema.optional:
             default = None
-        scrubbed = self._scrub_full_name(field_schema.name)
+        scrubbed = self.scrub_full_name(field_schema.name)
         already_seen = scrubbed is not None and scrubbed in ctx.seen_named_types
         if scrubbed is not None:
             ctx.seen_named_types.add(scrubbed)
@@ -344,7 +344,7 @@ class FromConnect(AvroNames):
                 member = self.default_from_connect(f.schema, struct.get(f))
                 if is_union_schema(schema):
                     return member
-                node[self._scrub(f.name)] = member
+                node[self.scrub(f.name)] = member
             return node
         except (TypeError, AttributeError, ValueError) as e:
             raise DataError(

@@ -193,21 +193,23 @@ class AvroNames:
 
     # --- names ----------------------------------------------------------------------------------
 
-    def _scrub(self, name: str) -> str:
+    def scrub(self, name: str) -> str:
+        """`name` made a valid Avro name when ``scrub.invalid.names`` is set, else as it is."""
         return scrub_name(name) if self.settings.scrub_invalid_names else name
 
     def split_name(self, full_name: str | None) -> tuple[str | None, str | None]:
         """(namespace, name) of a dotted name, each part scrubbed when ``scrub.invalid.names``."""
         if not full_name:
             return None, full_name
-        parts = [self._scrub(p) for p in full_name.split(".")]
+        parts = [self.scrub(p) for p in full_name.split(".")]
         while len(parts) > 1 and parts[-1] == "":  # Java's split drops trailing empty strings
             parts.pop()
         if len(parts) <= 1:
             return None, parts[0]
         return ".".join(parts[:-1]), parts[-1]
 
-    def _scrub_full_name(self, name: str | None) -> str | None:
+    def scrub_full_name(self, name: str | None) -> str | None:
+        """A dotted name with each part scrubbed when ``scrub.invalid.names`` is set, else as it is."""
         if name is None or not self.settings.scrub_invalid_names:
             return name
         space, simple = self.split_name(name)
@@ -228,7 +230,7 @@ class AvroNames:
         """The Connect field name of a union member (Confluent's ``unionMemberFieldName``)."""
         if schema.type is Type.STRUCT or is_enum_schema(schema) or is_fixed_schema(schema):
             if self.settings.enhanced_schema_support:
-                return self._scrub_full_name(schema.name) or ""
+                return self.scrub_full_name(schema.name) or ""
             return self.split_name(schema.name)[1] or ""
         return _UNION_FIELD_NAMES[schema.type]
 

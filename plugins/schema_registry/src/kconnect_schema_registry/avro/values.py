@@ -18,9 +18,9 @@ from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
 from kconnect.errors import DataError
 
+from kconnect_schema_registry.avro.branches import PYTHON_BRANCHES, branch_name, is_plain, underlying
 from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.names import (
-    DEFAULT_SCHEMA_FULL_NAME,
     KEY_FIELD,
     VALUE_FIELD,
     is_union_schema,
@@ -35,51 +35,12 @@ def _identity(value: Any) -> Any:
     return value
 
 
-def _underlying(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> AvroSchema:
-    """The non-null branch of an optional schema's union (Confluent's ``avroSchemaForUnderlying...``)."""
-    if not schema.optional or is_union_schema(schema):
-        return avro
-    if avro.type != "union":
-        raise DataError(f"An optional schema should have an Avro Union type, not {schema.type}")
-    if schema.type is Type.MAP and not string_keyed(schema, mapping.settings.allow_optional_map_keys):
-        for branch in avro.branches:
-            if branch.type == "array":
-                return branch
-        return avro
-    full = mapping._scrub_full_name(schema.name)
-    kind = _connect_kind(schema)
-    for branch in avro.branches:
-        if branch.type == "null":
-            continue
-        if (
-            (branch.full_name is not None and branch.full_name == full)
-            or branch.type == kind
-            or (schema.name is None and (branch.full_name or "").startswith(DEFAULT_SCHEMA_FULL_NAME))
-        ):
-            return branch
-    members = [b for b in avro.branches if b.type != "null"]
-    if len(members) == 1:  # e.g. an optional INT32 or Date: the one branch there is
-        return members[0]
-    raise DataError(f"No branch of {avro.text()} matches the optional schema {schema}")
-
-
-def _connect_kind(schema: Schema) -> str:
-    # Java compares Connect's and Avro's type names: equal for the types both have.
-    return {Type.BOOLEAN: "boolean", Type.STRING: "string", Type.BYTES: "bytes", Type.ARRAY: "array"}.get(
-        schema.type, schema.type.value
-    )
-
-
-def _branch_name(branch: AvroSchema) -> str:
-    return branch.full_name if branch.is_named and branch.full_name else branch.type
-
-
 # --- Connect -> fastavro ---------------------------------------------------------------------------
 
 
 def compile_encoder(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Codec:
     """A function from a Connect value of `schema` to fastavro's datum for `avro`."""
-    target = _underlying(mapping, schema, avro)
+    target = underlying(mapping, schema, avro)
     base = _base_encoder(mapping, schema, target)
     optional = schema.optional
 
@@ -149,44 +110,18 @@ def _base_encoder(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> C
     return _struct_encoder(mapping, schema, target)
 
 
-_PLAIN_TYPES = frozenset(
-    {Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64, Type.BOOLEAN}
-)
-_PLAIN_AVRO = frozenset({"null", "int", "long", "float", "double", "boolean", "string", "bytes"})
-_LOGICAL_NAMES = frozenset(
-    {
-        logical.Decimal.LOGICAL_NAME,
-        logical.Date.LOGICAL_NAME,
-        logical.Time.LOGICAL_NAME,
-        logical.Timestamp.LOGICAL_NAME,
-    }
-)
-
-
-def _plain(schema: Schema, avro: AvroSchema, reading: bool) -> bool:
-    """Whether values of `schema` are fastavro's data as they are (no conversion either way)."""
-    if schema.name in _LOGICAL_NAMES or is_union_schema(schema):
-        return False
-    branches = avro.branches if avro.type == "union" else [avro]
-    if any(b.type not in _PLAIN_AVRO for b in branches):
-        return False
-    if reading:  # Java narrows an int read as INT8/INT16; strings and bytes come back as they are
-        return schema.type in (_PLAIN_TYPES - {Type.INT8, Type.INT16}) | {Type.STRING, Type.BYTES}
-    return schema.type in _PLAIN_TYPES or schema.type is Type.STRING
-
-
 def _struct_encoder(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> Codec:
     # Per field: slot, Avro name, default, encoder (None: the value as is), optional.
     plan: list[tuple[int, str, Any, Codec | None, bool]] = []
     for f in schema.fields:
-        name = mapping._scrub(f.name)
+        name = mapping.scrub(f.name)
         avro_field = target.field_named(name)
         if avro_field is None:
             raise DataError(f"Avro record {target.full_name} has no field {name}")
         default = None if mapping.settings.ignore_default_for_nullables else f.schema.default_value
         encoder = (
             None
-            if _plain(f.schema, avro_field.schema, reading=False)
+            if is_plain(f.schema, avro_field.schema, reading=False)
             else compile_encoder(mapping, f.schema, avro_field.schema)
         )
         plan.append((f.index, name, default, encoder, f.schema.optional))
@@ -221,7 +156,7 @@ def _union_encoder(mapping: AvroMapping, schema: Schema, target: AvroSchema) -> 
         wanted = mapping.union_member_field_name(member)
         for branch in branches:
             if branch.type != "null" and mapping.avro_union_member_field_name(branch) == wanted:
-                plan.append((f.index, _branch_name(branch), _base_encoder(mapping, member, branch)))
+                plan.append((f.index, branch_name(branch), _base_encoder(mapping, member, branch)))
                 break
         else:
             raise DataError(f"Union member {f.name} has no branch in {target.text()}")
@@ -336,31 +271,20 @@ def _unnamed(value: Any) -> Any:
 def _struct_decoder(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Codec:
     plan: list[tuple[str, Codec | None]] = []
     for f in schema.fields:
-        name = mapping._scrub(f.name)
+        name = mapping.scrub(f.name)
         avro_field = avro.field_named(name)
         if avro_field is None:
             raise DataError(f"Avro record {avro.full_name} has no field {name}")
-        plain = _plain(f.schema, avro_field.schema, reading=True)
+        plain = is_plain(f.schema, avro_field.schema, reading=True)
         plan.append((name, None if plain else compile_decoder(mapping, f.schema, avro_field.schema)))
-    trusted = Struct._trusted
+    unchecked = Struct.unchecked
 
     def decode(value: Any) -> Struct:
         if type(value) is tuple:
             value = value[1]
-        return trusted(schema, [value[name] if dec is None else dec(value[name]) for name, dec in plan])
+        return unchecked(schema, [value[name] if dec is None else dec(value[name]) for name, dec in plan])
 
     return decode
-
-
-_PYTHON_BRANCHES: dict[type, tuple[str, ...]] = {
-    bool: ("boolean",),
-    int: ("int", "long"),
-    float: ("float", "double"),
-    str: ("string",),
-    bytes: ("bytes",),
-    list: ("array",),
-    dict: ("map", "record"),
-}
 
 
 def _union_decoder(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Codec:
@@ -370,10 +294,10 @@ def _union_decoder(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Co
     for branch in branches:
         field = schema.field(mapping.avro_union_member_field_name(branch))
         if field is None:
-            raise DataError(f"Union struct {schema} has no field for branch {_branch_name(branch)}")
+            raise DataError(f"Union struct {schema} has no field for branch {branch_name(branch)}")
         decoder = compile_decoder(mapping, field.schema, branch)
         entry = (field.index, decoder)
-        by_name[_branch_name(branch)] = entry  # tuples name named types, or any type (reader.py)
+        by_name[branch_name(branch)] = entry  # tuples name named types, or any type (reader.py)
         by_kind.setdefault(branch.type, entry)
     width = len(schema.fields)
 
@@ -384,7 +308,7 @@ def _union_decoder(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Co
         else:
             found = None
             datum = value
-            for kind in _PYTHON_BRANCHES.get(type(value), ()):
+            for kind in PYTHON_BRANCHES.get(type(value), ()):
                 found = by_kind.get(kind)
                 if found is not None:
                     break
@@ -392,6 +316,6 @@ def _union_decoder(mapping: AvroMapping, schema: Schema, avro: AvroSchema) -> Co
             raise DataError("Did not find matching union field for data")
         slots: list[Any] = [None] * width
         slots[found[0]] = found[1](datum)
-        return Struct._trusted(schema, slots)
+        return Struct.unchecked(schema, slots)
 
     return decode

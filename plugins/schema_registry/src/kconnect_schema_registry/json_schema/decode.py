@@ -215,7 +215,7 @@ def _struct_decoder(schema: Schema, options: JsonSchemaDataOptions) -> Decoder:
     def struct(v: Any) -> Any:
         if not isinstance(v, dict):
             raise DataError(f"Structs should be encoded as JSON objects, but found {node_type(v)}")
-        return Struct._trusted(schema, [read(v, name) for name, read in fields])
+        return Struct.unchecked(schema, [read(v, name) for name, read in fields])
 
     return struct
 
@@ -265,6 +265,6 @@ def _union_decoder(schema: Schema, options: JsonSchemaDataOptions) -> Decoder:
         f, decode = branches[best[1]]
         values: list[Any] = [None] * len(branches)
         values[f.index] = decode(v)
-        return Struct._trusted(schema, values)
+        return Struct.unchecked(schema, values)
 
     return union

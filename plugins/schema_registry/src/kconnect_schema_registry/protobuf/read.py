@@ -67,7 +67,7 @@ class _Decoders:
                 steps.append(_read(field.name, self.present(field), convert))
 
         def decode(m: Message) -> Struct:
-            return Struct._trusted(schema, [step(m) for step in steps])
+            return Struct.unchecked(schema, [step(m) for step in steps])
 
         return decode
 
@@ -90,7 +90,7 @@ class _Decoders:
             index, convert = members[which]
             values: list[Any] = [None] * size
             values[index] = convert(getattr(m, which))
-            return Struct._trusted(union, values)
+            return Struct.unchecked(union, values)
 
         return decode
 

@@ -162,7 +162,7 @@ def struct_columns(schema: Schema) -> Callable[[Sequence[Struct]], list[pa.Array
 
 def _struct_column(schema: Schema, kind: pa.DataType) -> Column:
     fields = [kind.field(i) for i in range(kind.num_fields)]
-    blank = Struct._trusted(schema, [_blank(f.schema) for f in schema.fields])
+    blank = Struct.unchecked(schema, [_blank(f.schema) for f in schema.fields])
     children = struct_columns(schema)
 
     def convert(values: Sequence[Any]) -> pa.Array:
@@ -207,7 +207,7 @@ def _blank(schema: Schema) -> Any:
     if schema.type is Type.MAP:
         return {}
     if schema.type is Type.STRUCT:
-        return Struct._trusted(schema, [_blank(f.schema) for f in schema.fields])
+        return Struct.unchecked(schema, [_blank(f.schema) for f in schema.fields])
     return _ZEROS[schema.type]
 
 
