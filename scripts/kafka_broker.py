@@ -9,7 +9,8 @@ Importable (``KafkaBroker``, ``fetch_jars``, ``java_connect_classpath``, ``java_
 The broker and the jars are the plugin author's kit's (``kconnect_testkit.broker`` and
 ``kconnect_testkit.jars``, in ``plugins/testkit``), so kconnect's suite and a third-party plugin's tests
 start the same Kafka; this script adds the project's cache, Java Connect and the CLI. It runs from a
-checkout without the kit installed too: it then imports the kit from ``plugins/testkit/src``.
+checkout without the kit installed too: it then imports the kit from ``plugins/testkit/src`` and its
+Maven fetcher from ``plugins/java/src``.
 
 Kafka's jars come from Maven Central through ``mvn`` and are cached in
 ``$KCONNECT_CACHE/kafka-<version>/libs`` (default ``<repo>/.cache/kafka-<version>/libs``). The same
@@ -32,7 +33,11 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 try:
     import kconnect_testkit  # noqa: F401
 except ImportError:  # a checkout whose environment lacks the kit (a bare `python scripts/...`)
-    sys.path.insert(0, str(REPO_ROOT / "plugins" / "testkit" / "src"))
+    # The kit and the Maven fetcher it uses (`kconnect_java.maven`, standard library only).
+    sys.path[:0] = [
+        str(REPO_ROOT / "plugins" / "testkit" / "src"),
+        str(REPO_ROOT / "plugins" / "java" / "src"),
+    ]
 
 from kconnect_testkit import jars  # noqa: E402
 from kconnect_testkit.broker import BrokerTls, KafkaBroker  # noqa: E402

@@ -23,9 +23,9 @@ from kconnect_converters.json_schema_codec import schema_to_json
 from kconnect_schema_registry.avro.config import AvroDataSettings
 from kconnect_schema_registry.avro.mapping import AvroMapping
 from kconnect_schema_registry.avro.schema import parse
+from kconnect_testkit.jars import fetch_jars
 
 from plugins.schema_registry.tests.unit.test_avro_mapping import CASES, COLOR, EVERYTHING
-from tests.harness import kafka_broker_script
 from tests.java_converters import fetch_apicurio_converter
 
 pytestmark = pytest.mark.integration
@@ -87,7 +87,7 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The java command running the compiled oracle (classpath: the oracle, Apicurio, Kafka)."""
     plugin = fetch_apicurio_converter() / "apicurio-converter"
     jars = [next(plugin.glob("apicurio-registry-utils-converter-*.jar")), next(plugin.glob("avro-*.jar"))]
-    classpath = ":".join([*map(str, jars), f"{kafka_broker_script.fetch_jars(progress=False)}/*"])
+    classpath = ":".join([*map(str, jars), f"{fetch_jars()}/*"])
     folder: Path = tmp_path_factory.mktemp("avro-oracle")
     (folder / "AvroDataOracle.java").write_text(ORACLE)
     subprocess.run(

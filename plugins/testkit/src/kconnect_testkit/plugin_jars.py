@@ -1,16 +1,15 @@
 """Java Kafka Connect plugins from Maven Central for a worker's ``plugin.path``, fetched once with Maven.
 
 Each plugin is kept under ``<cache>/plugin-path`` (the cache of `jars.cache_root`), beside Kafka's own
-jars; a fetch goes into a partial folder renamed when complete, so an interrupted fetch is redone.
+jars, fetched by `kconnect_java.maven.fetch`: under a lock, into a partial folder renamed when complete.
 kconnect's Java-plugin tests and its benchmarks put the same folders on both engines' ``plugin.path``.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import tarfile
 from pathlib import Path
+
+from kconnect_java.maven import fetch
 
 from kconnect_testkit.jars import cache_root
 
@@ -22,35 +21,12 @@ def plugin_path_folder() -> Path:
     return cache_root() / "plugin-path"
 
 
-def _mvn(what: str) -> str:
-    mvn = shutil.which("mvn")
-    assert mvn is not None, f"Maven is needed to fetch {what}"
-    return mvn
-
-
-def fetched(folder: Path, *artifacts: str) -> Path:
-    """`folder` holding the jars of `artifacts` (``group:artifact:version``, no transitive
-    dependencies), fetched with Maven unless they are there."""
-    jars = [f"{artifact.split(':')[1]}-{artifact.split(':')[2]}.jar" for artifact in artifacts]
-    if not all((folder / jar).is_file() for jar in jars):
-        partial = folder.with_name(folder.name + ".partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        mvn = _mvn(", ".join(artifacts))
-        for artifact in artifacts:
-            where = f"-DoutputDirectory={partial}"
-            subprocess.run(
-                [mvn, "-B", "-q", "dependency:copy", f"-Dartifact={artifact}", where], check=True, cwd=partial
-            )
-        shutil.rmtree(folder, ignore_errors=True)
-        partial.rename(folder)
-    return folder
-
-
 def fetch_connect_file(version: str) -> Path:
     """A folder holding only Kafka's ``connect-file-<version>.jar`` (FileStreamSource and FileStreamSink)."""
-    return fetched(
-        plugin_path_folder() / f"connect-file-{version}", f"org.apache.kafka:connect-file:{version}"
+    return fetch(
+        [f"org.apache.kafka:connect-file:{version}"],
+        plugin_path_folder() / f"connect-file-{version}",
+        transitive=False,
     )
 
 
@@ -59,10 +35,10 @@ def fetch_connect_mirror(version: str) -> Path:
     ``connect-mirror`` and what it needs beyond Kafka Connect's runtime, ``connect-mirror-client``
     (its other dependencies are the runtime's), so both load in one ``PluginClassLoader``."""
     name = f"connect-mirror-{version}"
-    plugin = fetched(
+    plugin = fetch(
+        [f"org.apache.kafka:connect-mirror:{version}", f"org.apache.kafka:connect-mirror-client:{version}"],
         plugin_path_folder() / name / name,
-        f"org.apache.kafka:connect-mirror:{version}",
-        f"org.apache.kafka:connect-mirror-client:{version}",
+        transitive=False,
     )
     return plugin.parent
 
@@ -70,26 +46,11 @@ def fetch_connect_mirror(version: str) -> Path:
 def fetch_debezium_postgres(version: str = DEBEZIUM_VERSION) -> Path:
     """A ``plugin.path`` directory holding one plugin folder, ``debezium-connector-postgres``: the
     archive Maven Central serves as ``io.debezium:debezium-connector-postgres:<version>:tar.gz:plugin``,
-    fetched with Maven (``dependency:copy``) and unpacked with ``tarfile`` as Debezium's install guide
-    does with ``tar xzf`` (Maven's ``dependency:unpack`` reads the archive's PAX headers as files
-    named ``*.jar``)."""
-    root = plugin_path_folder() / f"debezium-postgres-{version}"
-    if not (root / "debezium-connector-postgres" / f"debezium-connector-postgres-{version}.jar").is_file():
-        partial = root.with_name(root.name + ".partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        mvn = _mvn("Debezium's PostgreSQL connector")
-        artifact = f"io.debezium:debezium-connector-postgres:{version}:tar.gz:plugin"
-        download = partial / "download"
-        subprocess.run(
-            [mvn, "-B", "-q", "dependency:copy", f"-Dartifact={artifact}", f"-DoutputDirectory={download}"],
-            check=True,
-            cwd=partial,
-        )
-        for archive in download.glob("*.tar.gz"):
-            with tarfile.open(archive) as tar:
-                tar.extractall(partial, filter="data")
-        shutil.rmtree(download)
-        shutil.rmtree(root, ignore_errors=True)
-        partial.rename(root)
-    return root
+    unpacked as Debezium's install guide does with ``tar xzf`` (Maven's ``dependency:unpack`` reads the
+    archive's PAX headers as files named ``*.jar``)."""
+    return fetch(
+        [f"io.debezium:debezium-connector-postgres:{version}:tar.gz:plugin"],
+        plugin_path_folder() / f"debezium-postgres-{version}",
+        transitive=False,
+        unpack=True,
+    )
