@@ -1,15 +1,15 @@
 """Builds kconnect's Java part (``plugins/java/jvm``, a Maven project) on demand, once per source hash.
 
-The facade jar and its runtime dependencies land in ``<cache>/java-facade-<hash>/``, where
+The facade jar and its runtime dependencies land in ``<cache>/java-facade-<hash>/lib``, where
 ``<hash>`` covers the pom and every Java source, so an edit rebuilds and an unchanged tree never
 does. The cache is ``$KCONNECT_CACHE`` when set, else ``$XDG_CACHE_HOME/kconnect``
-(``~/.cache/kconnect``). Maven runs normally (it reaches Maven Central the first time); a lock
-makes concurrent workers build once. One log line says a build is under way and one that it ended.
+(``~/.cache/kconnect``). Maven runs normally (it reaches Maven Central the first time), through
+`kconnect_java.maven`, whose lock makes concurrent workers build once. One log line says a build is
+under way and one that it ended.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import logging
 import os
@@ -17,6 +17,8 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+
+from kconnect_java.maven import MavenError, cached_folder, run_maven
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +28,6 @@ FACADE_CLASS = "dev.kconnect.java.PluginFacade"
 #: The Spark entry of Java tasks: compiled against the Spark jars that run it (`spark_entry_jar`).
 SPARK_ENTRY = JVM_PROJECT / "spark-entry" / "ExecutorTask.java"
 SPARK_ENTRY_CLASS = "dev.kconnect.java.spark.ExecutorTask"
-_MARKER = "build.complete"
 
 
 class JavaBuildError(RuntimeError):
@@ -71,39 +72,30 @@ def tool(name: str) -> str:
 def facade_classpath(project: Path = JVM_PROJECT) -> list[Path]:
     """The facade jar and its runtime dependencies, built first when the cache has none for this source.
 
-    Steps: hash the sources; return the cached build when its marker is there; else, under a lock,
-    copy the project to ``<build>/project``, run ``mvn package dependency:copy-dependencies`` there,
-    move the jars into ``<build>/lib`` and write the marker last (an interrupted build is redone).
+    Steps: hash the sources; return the jars of ``<build>/lib`` when it is there; else, under a lock
+    (`kconnect_java.maven.cached_folder`), copy the project to ``<build>/project``, run ``mvn package
+    dependency:copy-dependencies`` there into the partial ``lib`` and add the facade jar to it.
     """
-    build = cache_root() / f"java-facade-{source_hash(project)}"
-    if not (build / _MARKER).is_file():
-        build.mkdir(parents=True, exist_ok=True)
-        with (build / ".lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not (build / _MARKER).is_file():
-                _build(project, build)
-    lib = build / "lib"
+    lib = cache_root() / f"java-facade-{source_hash(project)}" / "lib"
+    try:
+        cached_folder(lib, lambda partial: _build(project, partial))
+    except MavenError as exc:
+        raise JavaBuildError(str(exc)) from exc
     return sorted(lib.glob("*.jar"))
 
 
-def _build(project: Path, build: Path) -> None:
-    copy, lib, mvn_log = build / "project", build / "lib", build / "mvn.log"
+def _build(project: Path, lib: Path) -> None:
+    tool("mvn")  # the error that says what to install
+    copy = lib.parent / "project"
     shutil.rmtree(copy, ignore_errors=True)
-    shutil.rmtree(lib, ignore_errors=True)
     shutil.copytree(project, copy, ignore=shutil.ignore_patterns("target"))
-    command = [
-        tool("mvn"), "-B", "-q", "-f", str(copy / "pom.xml"), "package", "dependency:copy-dependencies",
-        "-DincludeScope=runtime", f"-DoutputDirectory={lib}",
-    ]  # fmt: skip
-    log.info("Building kconnect's Java part with Maven into %s (the first time fetches Kafka's jars)", build)
+    goals = ["package", "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={lib}"]
+    log.info(
+        "Building kconnect's Java part with Maven into %s (the first time fetches Kafka's jars)", lib.parent
+    )
     started = time.monotonic()
-    with mvn_log.open("w", encoding="utf-8") as out:
-        result = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=copy, check=False)
-    if result.returncode != 0:
-        tail = "\n".join(mvn_log.read_text(encoding="utf-8", errors="replace").splitlines()[-20:])
-        raise JavaBuildError(f"mvn exited with {result.returncode} building {project}; see {mvn_log}\n{tail}")
+    run_maven(["-f", str(copy / "pom.xml"), *goals], lib, f"building {project}")
     shutil.copy2(copy / "target" / "kconnect-java-facade.jar", lib / "kconnect-java-facade.jar")
-    (build / _MARKER).write_text(f"{len(list(lib.glob('*.jar')))} jars\n", encoding="utf-8")
     log.info("Built kconnect's Java part in %.1f s", time.monotonic() - started)
 
 
@@ -117,19 +109,16 @@ def spark_entry_jar(spark_jars: Path, source: Path = SPARK_ENTRY) -> Path:
     digest = hashlib.sha256(source.read_bytes())
     for jar in sorted(spark_jars.glob("spark-core*.jar")):
         digest.update(jar.name.encode())
-    build = cache_root() / f"java-spark-entry-{digest.hexdigest()[:16]}"
-    jar = build / "kconnect-java-spark.jar"
-    if not (build / _MARKER).is_file():
-        build.mkdir(parents=True, exist_ok=True)
-        with (build / ".lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not (build / _MARKER).is_file():
-                classes = build / "classes"
-                shutil.rmtree(classes, ignore_errors=True)
-                javac = [tool("javac"), "--release", "17", "-cp", str(spark_jars / "*"), "-d", str(classes)]
-                _run([*javac, str(source)], "javac")
-                _run([tool("jar"), "cf", str(jar), "-C", str(classes), "."], "jar")
-                (build / _MARKER).write_text("1 jar\n", encoding="utf-8")
+    jar = cache_root() / f"java-spark-entry-{digest.hexdigest()[:16]}" / "lib" / "kconnect-java-spark.jar"
+
+    def make(lib: Path) -> None:
+        classes = lib / "classes"
+        javac = [tool("javac"), "--release", "17", "-cp", str(spark_jars / "*"), "-d", str(classes)]
+        _run([*javac, str(source)], "javac")
+        _run([tool("jar"), "cf", str(lib / jar.name), "-C", str(classes), "."], "jar")
+        shutil.rmtree(classes)
+
+    cached_folder(jar.parent, make)
     return jar
 
 

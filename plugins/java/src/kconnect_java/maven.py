@@ -88,14 +88,16 @@ def cached_folder(destination: Path, make: Callable[[Path], None]) -> Path:
     return destination
 
 
-def run_maven(arguments: Sequence[str], folder: Path, what: str) -> None:
+def run_maven(arguments: Sequence[str], folder: Path, doing: str) -> None:
     """Run ``mvn -B <arguments>`` in `folder`, its output in ``<folder>/mvn.log``; MavenError if it fails.
+
+    `doing` says what for, in the errors (``fetching a:b:1``, ``building plugins/java/jvm``).
 
     Each artifact Maven downloads is logged at INFO, so a user waiting on a first fetch sees it move.
     """
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise MavenError(f"Maven ('mvn') is not on PATH; it is needed once to fetch {what}")
+        raise MavenError(f"Maven ('mvn') is not on PATH; it is needed once for {doing}")
     mvn_log = folder / LOG_NAME
     with (
         mvn_log.open("w", encoding="utf-8") as out,
@@ -109,9 +111,7 @@ def run_maven(arguments: Sequence[str], folder: Path, what: str) -> None:
             if line.startswith("Downloaded from"):
                 log.info("  downloaded %s", line.split()[-3].rsplit("/", 1)[-1])
     if process.returncode != 0:
-        raise MavenError(
-            f"mvn exited with {process.returncode} fetching {what}; see {mvn_log}\n{tail(mvn_log)}"
-        )
+        raise MavenError(f"mvn exited with {process.returncode} {doing}; see {mvn_log}\n{tail(mvn_log)}")
 
 
 def fetch(
@@ -139,7 +139,7 @@ def fetch(
         (partial / "pom.xml").write_text(_pom(destination.name, coordinates, excluded), encoding="utf-8")
         into = partial / "download" if unpack else partial
         goal = ["dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={into}"]
-        run_maven(["-f", str(partial / "pom.xml"), *goal], partial, what)
+        run_maven(["-f", str(partial / "pom.xml"), *goal], partial, f"fetching {what}")
         log.info("fetched %s in %.1f s", what, time.monotonic() - started)
         if unpack:
             for archive in sorted(into.iterdir()):

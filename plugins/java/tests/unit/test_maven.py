@@ -82,6 +82,6 @@ def test_without_maven_on_path_the_error_says_what_it_was_needed_for(
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(
-        maven.MavenError, match=r"Maven \('mvn'\) is not on PATH; it is needed once to fetch a:b:1"
+        maven.MavenError, match=r"Maven \('mvn'\) is not on PATH; it is needed once for fetching a:b:1"
     ):
         maven.fetch(["a:b:1"], tmp_path / "lib")
