@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from kconnect.config.configdef import ConfigDef
+from kconnect.config.worker_settings import WorkerSettings
 from kconnect.model import ConnectorTaskId, TargetState
 
 SourcePartition = Mapping[str, Any]
@@ -24,8 +25,9 @@ SourceOffset = Mapping[str, Any]
 class TaskSpec:
     """Everything a task loop needs to run one task, picklable so it can travel to a Spark executor.
 
-    `worker` holds the worker properties the loop uses (bootstrap servers, converters, producer. /
-    consumer. overrides, offset.flush.interval.ms); `connector_config` the connector's properties
+    `worker` holds the worker's settings, typed and read once (`WorkerSettings`: bootstrap servers,
+    offset.flush.interval.ms...), with its raw properties for what the loop hands on unchanged
+    (converters, producer. / consumer. overrides); `connector_config` the connector's properties
     (its converter and transform overrides); `task_config` what the connector's `task_configs` gave.
     `runtime` says what runs the task: ``python`` (the kernel's task loops) or ``java`` (a Java
     plugin's task in a JVM; `kconnect.plugin_host.PluginHost.task_runtime`).
@@ -36,7 +38,7 @@ class TaskSpec:
     task_class: str
     connector_config: Mapping[str, str]
     task_config: Mapping[str, str]
-    worker: Mapping[str, str]
+    worker: WorkerSettings
     target_state: TargetState = TargetState.STARTED
     generation: int = 0
     plugins_disabled: tuple[str, ...] = field(default_factory=tuple)

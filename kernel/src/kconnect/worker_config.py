@@ -14,17 +14,20 @@ import logging
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import javaproperties
 
 from kconnect.config.client_properties import worker_client_problems
+from kconnect.config.configdef import ConfigException
 from kconnect.config.connector_keys import NAME_CONFIG
 from kconnect.config.extension_keys import check_extension_worker_keys
 from kconnect.config.offset_flush_keys import check_offset_flush_keys
 from kconnect.config.override_policy import OverridePolicyError, log_override_policy, override_policy
 from kconnect.config.unused_keys import log_worker_keys
 from kconnect.config.worker_keys import ExactlyOnceSourceSupport, check_distributed_keys, check_worker_keys
+from kconnect.config.worker_settings import TOPIC_CREATION_ENABLE_CONFIG, WorkerSettings, worker_flag
 from kconnect.errors import ConnectError
 
 log = logging.getLogger(__name__)
@@ -85,22 +88,16 @@ def _int(props: Mapping[str, str], key: str, default: int, source: str) -> int:
         raise ConfigFileError(f"{source}: {key}: invalid value {raw!r}: not a number of type INT") from None
 
 
-TOPIC_CREATION_ENABLE_CONFIG = "topic.creation.enable"
-
-
 def topic_creation_enabled(props: Mapping[str, str], source: str = "<worker config>") -> bool:
     """The worker's ``topic.creation.enable`` (default true): may source connectors create their topics.
 
-    Read at start-up, by connector validation and by each source task. ConfigFileError with
-    Kafka's text when the value is not a boolean.
+    Read by connector validation; a task reads `WorkerSettings.topic_creation_enable`. ConfigFileError
+    with Kafka's text when the value is not a boolean.
     """
-    raw = props.get(TOPIC_CREATION_ENABLE_CONFIG, "true").strip().lower()
-    if raw not in ("true", "false"):
-        raise ConfigFileError(
-            f"{source}: {TOPIC_CREATION_ENABLE_CONFIG}: Invalid value {props[TOPIC_CREATION_ENABLE_CONFIG]} "
-            f"for configuration {TOPIC_CREATION_ENABLE_CONFIG}: Expected value to be either true or false"
-        )
-    return raw == "true"
+    try:
+        return worker_flag(props, TOPIC_CREATION_ENABLE_CONFIG)
+    except ConfigException as bad:
+        raise ConfigFileError(f"{source}: {bad}") from None
 
 
 def _raise_first(source: str, errors: list[str]) -> None:
@@ -110,18 +107,17 @@ def _raise_first(source: str, errors: list[str]) -> None:
 
 @dataclass(frozen=True)
 class WorkerConfig:
-    """Typed view of a worker's properties (Kafka's StandaloneConfig / WorkerConfig keys)."""
+    """Typed view of a worker's properties (Kafka's StandaloneConfig / WorkerConfig keys).
+
+    The keys tasks read are `settings` (`kconnect.config.worker_settings`), read once.
+    """
 
     props: Mapping[str, str]
     source: str = "<worker config>"
-    bootstrap_servers: str = "localhost:9092"
     listeners: tuple[str, ...] = (DEFAULT_LISTENER,)
     offset_storage_file: str | None = None
     config_storage_file: str | None = None
-    offset_flush_interval_ms: int = 60000
-    task_shutdown_graceful_timeout_ms: int = 5000
     worker_id: str = field(default="")
-    topic_creation_enable: bool = True
 
     @classmethod
     def from_props(cls, props: Mapping[str, str], source: str = "<worker config>") -> WorkerConfig:
@@ -153,18 +149,39 @@ class WorkerConfig:
                 props["plugin.path"],
             )
         host, port = _host_port(listeners[0])
-        return cls(
+        config = cls(
             props=dict(props),
             source=source,
-            bootstrap_servers=props.get("bootstrap.servers", "localhost:9092"),
             listeners=listeners,
             offset_storage_file=props.get("offset.storage.file.filename") or None,
             config_storage_file=props.get("config.storage.file.filename") or None,
-            offset_flush_interval_ms=_int(props, "offset.flush.interval.ms", 60000, source),
-            task_shutdown_graceful_timeout_ms=_int(props, "task.shutdown.graceful.timeout.ms", 5000, source),
             worker_id=f"{_advertised_host(host)}:{port}",
-            topic_creation_enable=topic_creation_enabled(props, source),
         )
+        _ = config.settings  # read once, now: a bad value stops the worker rather than its tasks
+        return config
+
+    @cached_property
+    def settings(self) -> WorkerSettings:
+        """The keys tasks read, typed (each TaskSpec carries them); ConfigFileError names a bad one."""
+        try:
+            return WorkerSettings.from_props(self.props)
+        except ConfigException as bad:
+            raise ConfigFileError(f"{self.source}: {bad}") from None
+
+    @property
+    def bootstrap_servers(self) -> str:
+        """``bootstrap.servers`` (`settings`)."""
+        return self.settings.bootstrap_servers
+
+    @property
+    def task_shutdown_graceful_timeout_ms(self) -> int:
+        """``task.shutdown.graceful.timeout.ms`` (`settings`)."""
+        return self.settings.task_shutdown_graceful_timeout_ms
+
+    @property
+    def topic_creation_enable(self) -> bool:
+        """``topic.creation.enable`` (`settings`)."""
+        return self.settings.topic_creation_enable
 
     def with_prefix(self, prefix: str) -> dict[str, str]:
         """Keys starting with `prefix`, with the prefix stripped (``producer.``, ``spark.``...)."""

@@ -31,6 +31,7 @@ from kconnect.security import security_problems
 
 from .configdef import NO_DEFAULT, ConfigDef, ConfigException, Importance, parse_type
 from .values import ConfigType
+from .worker_settings import BOOTSTRAP_SERVERS_CONFIG, worker_text
 
 BOOLEAN, CLASS, DOUBLE, INT, LIST, LONG, PASSWORD, SHORT, STRING = (
     ConfigType.BOOLEAN,
@@ -515,7 +516,7 @@ def internal_client_props(worker: Mapping[str, str]) -> dict[str, str]:
     """The properties of the worker's own clients: ``bootstrap.servers`` and every top-level worker key
     that is a property of all three clients (``security.protocol``, ``sasl.*``, ``ssl.*``,
     ``request.timeout.ms``...), as Kafka's internal clients take the worker's originals."""
-    props = {"bootstrap.servers": worker.get("bootstrap.servers", "localhost:9092")}
+    props = {BOOTSTRAP_SERVERS_CONFIG: worker_text(worker, BOOTSTRAP_SERVERS_CONFIG)}
     for name, value in worker.items():
         prop = PROPERTIES.get(name)
         if prop is not None and len(prop.kinds) == len(ClientKind) and name not in _WORKER_OWN_KEYS:

@@ -20,23 +20,9 @@ from collections.abc import Mapping
 from typing import Final
 
 OFFSET_FLUSH_RECORDS_CONFIG: Final = "offset.flush.records"
-#: How many acknowledged records start a source offset commit unless the worker sets the key.
+#: How many acknowledged records start a source offset commit unless the worker sets the key
+#: (`kconnect.config.worker_settings` declares the key with it; tasks read `WorkerSettings`).
 OFFSET_FLUSH_RECORDS_DEFAULT: Final = 10_000
-
-
-def offset_flush_records(worker: Mapping[str, str]) -> int:
-    """The worker's ``offset.flush.records`` (0: off); the default when unset.
-
-    ValueError for a value that is not a whole number of 0 or more: `check_offset_flush_keys`
-    refuses those at the worker's start.
-    """
-    raw = worker.get(OFFSET_FLUSH_RECORDS_CONFIG)
-    if raw is None or not str(raw).strip():
-        return OFFSET_FLUSH_RECORDS_DEFAULT
-    value = int(str(raw).strip())
-    if value < 0:
-        raise ValueError(f"{OFFSET_FLUSH_RECORDS_CONFIG} must be 0 or more, not {value}")
-    return value
 
 
 def check_offset_flush_keys(props: Mapping[str, str]) -> list[str]:

@@ -39,6 +39,7 @@ from .configdef import ConfigException, ConfigType, ConfigValue, parse_type
 from .connector_keys import DLQ_TOPIC_NAME_CONFIG
 from .topic_creation import TOPIC_CREATION_PREFIX
 from .validation import ConfigInfo, ConfigKeyInfo, ConfigValueInfo
+from .worker_settings import BOOTSTRAP_SERVERS_CONFIG, worker_text
 
 POLICY_CONFIG = "connector.client.config.override.policy"
 ALLOWLIST_CONFIG = "connector.client.config.override.allowlist"
@@ -172,7 +173,7 @@ def _worker_base(kind: ClientKind, worker: Mapping[str, str]) -> dict[str, str]:
     if kind is ClientKind.ADMIN:
         return {**internal_client_props(worker), **worker_admin_props(worker)}
     prefix = f"{kind.value}."
-    base = {"bootstrap.servers": worker.get("bootstrap.servers", "localhost:9092")}
+    base = {BOOTSTRAP_SERVERS_CONFIG: worker_text(worker, BOOTSTRAP_SERVERS_CONFIG)}
     base.update({k[len(prefix) :]: v for k, v in worker.items() if k.startswith(prefix)})
     return base
 

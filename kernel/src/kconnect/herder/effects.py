@@ -97,7 +97,7 @@ class EffectRunner:
                 task_class=task_config.get(TASK_CLASS_CONFIG, ""),
                 connector_config=connector_config,
                 task_config=task_config,
-                worker=dict(self._worker.props),
+                worker=self._worker.settings,
                 target_state=effect.target,
                 generation=effect.generation,
                 runtime=self._plugins.task_runtime(connector_class, version),

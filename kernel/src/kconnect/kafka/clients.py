@@ -49,6 +49,7 @@ from kconnect.config.client_properties import (
 from kconnect.config.configdef import parse_type
 from kconnect.config.unused_keys import log_override_keys
 from kconnect.config.values import ConfigType
+from kconnect.config.worker_settings import BOOTSTRAP_SERVERS_CONFIG, worker_text
 from kconnect.security import security_kwargs, security_problems
 
 log = logging.getLogger(__name__)
@@ -169,7 +170,7 @@ def _producer_props(worker: Mapping[str, str], connector: Mapping[str, str]) -> 
 
 def producer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str]) -> dict[str, Any]:
     """AIOKafkaProducer keyword arguments: Connect's defaults, worker ``producer.*``, connector overrides."""
-    props = {"bootstrap.servers": worker.get("bootstrap.servers", "localhost:9092")}
+    props = {BOOTSTRAP_SERVERS_CONFIG: worker_text(worker, BOOTSTRAP_SERVERS_CONFIG)}
     props.update(_producer_props(worker, connector))
     log_override_keys(ClientKind.PRODUCER, connector)
     kwargs: dict[str, Any] = {
@@ -255,7 +256,7 @@ def sink_group_id(worker: Mapping[str, str], connector_name: str, connector: Map
 def consumer_kwargs(worker: Mapping[str, str], connector: Mapping[str, str], group_id: str) -> dict[str, Any]:
     """AIOKafkaConsumer keyword arguments for a sink task in consumer group `group_id` (Connect's
     ``connect-<name>``; the worker's ``consumer.group.id`` or the connector's override wins, as in Kafka)."""
-    props = {"bootstrap.servers": worker.get("bootstrap.servers", "localhost:9092"), "group.id": group_id}
+    props = {BOOTSTRAP_SERVERS_CONFIG: worker_text(worker, BOOTSTRAP_SERVERS_CONFIG), "group.id": group_id}
     props.update(_prefixed(worker, "consumer."))
     props.update(_prefixed(connector, ClientKind.CONSUMER.override_prefix))
     log_override_keys(ClientKind.CONSUMER, connector)

@@ -45,7 +45,6 @@ from kconnect.config.connector_keys import (
     TRANSACTION_BOUNDARY_INTERVAL_CONFIG,
     connector_offsets_topic,
 )
-from kconnect.config.worker_keys import ExactlyOnceSourceSupport
 from kconnect.executor import TaskSpec
 from kconnect.kafka.clients import ProducerClient, TransactionalProducerClient, create_producer
 from kconnect.kafka.offset_records import offset_key, offset_value
@@ -89,19 +88,17 @@ class ExactlyOnceSource:
         """The settings of a source task of a distributed worker with exactly-once support
         ``enabled``; None otherwise (a standalone worker has no ``group.id``)."""
         worker, connector = spec.worker, spec.connector_config
-        group_id = (worker.get("group.id") or "").strip()
-        if spec.kind != "source" or not group_id or not ExactlyOnceSourceSupport.from_props(worker).enabled:
+        if spec.kind != "source" or not worker.exactly_once_source_support.enabled:
             return None
-        worker_topic = (worker.get("offset.storage.topic") or "").strip() or DEFAULT_OFFSETS_TOPIC
+        worker_topic = worker.offset_storage_topic or DEFAULT_OFFSETS_TOPIC
         topic = connector_offsets_topic(connector) or worker_topic
         boundary = TransactionBoundary((connector.get(TRANSACTION_BOUNDARY_CONFIG) or "poll").strip().lower())
         interval = (connector.get(TRANSACTION_BOUNDARY_INTERVAL_CONFIG) or "").strip()
-        interval = interval or worker.get("offset.flush.interval.ms", "60000")
         return cls(
-            transactional_id=task_transactional_id(group_id, spec.id.connector, spec.id.task),
+            transactional_id=task_transactional_id(worker.group_id, spec.id.connector, spec.id.task),
             offsets_topic=topic,
             boundary=boundary,
-            interval_s=int(interval) / 1000,
+            interval_s=(int(interval) if interval else worker.offset_flush_interval_ms) / 1000,
             worker_offsets_topic=None if topic == worker_topic else worker_topic,
         )
 
@@ -305,8 +302,8 @@ def task_producer(
     """
     settings = ExactlyOnceSource.for_task(spec)
     if settings is None:
-        return producer or create_producer(spec.worker, spec.connector_config), None
-    made = producer or create_producer(spec.worker, spec.connector_config, settings.transactional_id)
+        return producer or create_producer(spec.worker.props, spec.connector_config), None
+    made = producer or create_producer(spec.worker.props, spec.connector_config, settings.transactional_id)
     transactional: Any = made  # a transactional producer, as `create_producer` promises
     context = WorkerTransactionContext() if settings.boundary is TransactionBoundary.CONNECTOR else None
     name = f"Source task {spec.id}"

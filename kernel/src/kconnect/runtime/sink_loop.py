@@ -138,13 +138,13 @@ class SinkLoop:
         """Build the task, its converters and transforms; `consumer` defaults to a real aiokafka one."""
         self.spec = spec
         self.control = control
-        self.plugins: TaskPlugins = build_task_plugins(host, spec.worker, spec.connector_config)
+        self.plugins: TaskPlugins = build_task_plugins(host, spec.worker.props, spec.connector_config)
         self.task = _load_task(host, spec)
         dlq = DeadLetterQueueConfig.from_config(spec.connector_config)
         self.dlq: DeadLetterQueue | None = None
         if dlq is not None:
             self.dlq = DeadLetterQueue(
-                dlq, spec.id.connector, spec.id.task, spec.worker, spec.connector_config
+                dlq, spec.id.connector, spec.id.task, spec.worker.props, spec.connector_config
             )
         reporters: tuple[ErrorReporter, ...] = (self.dlq,) if self.dlq else ()
         self.errors = ErrorHandler.for_connector(str(spec.id), spec.connector_config, *reporters)
@@ -152,7 +152,7 @@ class SinkLoop:
         if self.dlq or self.errors.policy.log_enable:
             self.errant = LoopErrantRecordReporter(self.errors, self.plugins)
         self.context = LoopSinkTaskContext(spec.task_config, self.errant)
-        self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
+        self.flush_interval_s = spec.worker.offset_flush_interval_ms / 1000
         self.builder = SinkRecordBuilder(self.plugins, self.errors)
         #: The task takes each fetch as columns (it overrides `put_batch`; transformations need records).
         overrides = type(self.task).put_batch is not SinkTask.put_batch
@@ -170,10 +170,10 @@ class SinkLoop:
         self._refused_mark: int | None = None
         #: A retry may sleep: then records are converted off the event loop, which keeps the consumer alive.
         self._convert_in_thread = self.errors.policy.retries
-        group = sink_group_id(spec.worker, spec.id.connector, spec.connector_config)
-        settings = consumer_kwargs(spec.worker, spec.connector_config, group)
+        group = sink_group_id(spec.worker.props, spec.id.connector, spec.connector_config)
+        settings = consumer_kwargs(spec.worker.props, spec.connector_config, group)
         self.keep_alive_s = min(0.5, settings.get("max_poll_interval_ms", 300_000) / 4000)
-        self.consumer = consumer or create_consumer(spec.worker, spec.connector_config, group)
+        self.consumer = consumer or create_consumer(spec.worker.props, spec.connector_config, group)
         self.offsets = SinkOffsets()
         self.topics = ActiveTopics(control)
         self._task_lock = asyncio.Lock()

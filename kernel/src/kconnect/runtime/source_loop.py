@@ -65,7 +65,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from kconnect.config.connector_keys import CONNECTOR_CLASS_CONFIG
-from kconnect.config.offset_flush_keys import offset_flush_records
 from kconnect.errors import RetriableError
 from kconnect.executor import TaskSpec
 from kconnect.kafka.clients import ProducerClient, delivery_policy
@@ -119,15 +118,15 @@ class SourceLoop:
         """Build the task, its converters and transforms; `producer` defaults to a real aiokafka one."""
         self.spec = spec
         self.control = control
-        self.plugins: TaskPlugins = build_task_plugins(host, spec.worker, spec.connector_config)
+        self.plugins: TaskPlugins = build_task_plugins(host, spec.worker.props, spec.connector_config)
         self.task = _load_task(host, spec)
         #: Only a task that overrides commit_record is told of each record (Kafka calls a no-op).
         self._notify_commits = type(self.task).commit_record is not SourceTask.commit_record
         self.submitted = SubmittedRecords()
-        self.flush_interval_s = int(spec.worker.get("offset.flush.interval.ms", "60000")) / 1000
-        self.flush_timeout_s = int(spec.worker.get("offset.flush.timeout.ms", "5000")) / 1000
+        self.flush_interval_s = spec.worker.offset_flush_interval_ms / 1000
+        self.flush_timeout_s = spec.worker.offset_flush_timeout_ms / 1000
         #: ``offset.flush.records``: acknowledged records that start a commit in the background; 0: off.
-        self.flush_records = offset_flush_records(spec.worker)
+        self.flush_records = spec.worker.offset_flush_records
         self.errors = ErrorHandler.for_connector(str(spec.id), spec.connector_config)
         self.preparer = SourceRecordPreparer(self.plugins, self.errors)
         #: A retry may sleep: then records are prepared off the event loop, which keeps sending.
@@ -152,7 +151,7 @@ class SourceLoop:
             self.producer,
             self._on_ack,
             self._on_send_error,
-            policy=delivery_policy(spec.worker, spec.connector_config),
+            policy=delivery_policy(spec.worker.props, spec.connector_config),
             stopping=lambda: control.target is TargetState.STOPPED,
             halted=lambda: control.worker_lost,
             name=f"Source task {spec.id}",

@@ -172,7 +172,7 @@ class StallWatchdog:
     def __init__(
         self, spec: TaskSpec, control: TaskControl, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        timeout_ms = task_stall_timeout_ms(spec.worker, spec.connector_config)
+        timeout_ms = task_stall_timeout_ms(spec.worker.props, spec.connector_config)
         self.watch = StallWatch(timeout_ms / 1000, clock)
         self._control = control
         self._task = str(spec.id)

@@ -39,11 +39,11 @@ from kconnect.config.topic_creation import (
     topic_creation_groups,
     uses_topic_creation,
 )
+from kconnect.config.worker_settings import TOPIC_CREATION_ENABLE_CONFIG, WorkerSettings
 from kconnect.errors import ConnectError
 from kconnect.kafka.clients import admin_kwargs, broker_unreachable
 from kconnect.kafka.topic_admin import NOT_AUTHORIZED, ErrorCode, TopicAdmin, error_name, new_topic
 from kconnect.runtime.batch_sender import SendAbandoned
-from kconnect.worker_config import TOPIC_CREATION_ENABLE_CONFIG, topic_creation_enabled
 
 log = logging.getLogger(__name__)
 
@@ -112,19 +112,19 @@ class TopicCreation:
     @classmethod
     def for_task(
         cls,
-        worker: Mapping[str, str],
+        worker: WorkerSettings,
         connector: Mapping[str, str],
         stopping: Callable[[], bool] = lambda: False,
         task: str = "",
     ) -> TopicCreation:
-        """The topic creation of a source task, from the worker's and the connector's properties.
+        """The topic creation of a source task, from the worker's settings and the connector's properties.
 
         Called by the source loop when it builds a task. Raises `ConfigException` with Kafka's text
         when the connector's topic creation keys are missing or invalid.
         """
         if not uses_topic_creation(connector):
             return cls([], _no_admin, stopping, task)
-        if not topic_creation_enabled(worker):
+        if not worker.topic_creation_enable:
             log.info(
                 "%s: the connector's topic.creation.* settings are not used: the worker's %s is false; "
                 "topics are created by the broker, if its auto.create.topics.enable allows",
@@ -133,7 +133,7 @@ class TopicCreation:
             )
             return cls([], _no_admin, stopping, task)
         groups = topic_creation_groups(connector)
-        kwargs = admin_kwargs(worker, connector)
+        kwargs = admin_kwargs(worker.props, connector)
         return cls(groups, lambda: TopicAdmin.connect(kwargs), stopping, task)
 
     @property

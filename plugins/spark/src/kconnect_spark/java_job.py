@@ -46,7 +46,7 @@ def launch(spec: TaskSpec, host: str, port: int, token: str) -> str:
             "kind": spec.kind,
             "connector_config": dict(spec.connector_config),
             "task_config": dict(spec.task_config),
-            "worker": dict(spec.worker),
+            "worker": dict(spec.worker.props),
             **exactly_once(spec),
         }
     )

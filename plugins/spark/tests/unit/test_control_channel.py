@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from kconnect.config.worker_settings import WorkerSettings
 from kconnect.executor import SourceOffset, SourcePartition, TaskSpec
 from kconnect.model import ConnectorTaskId, TargetState
 from kconnect_spark.channel import ControlChannelLost, WorkerError, encode, read_message
@@ -100,7 +101,7 @@ async def channel() -> AsyncIterator[Channel]:
     connected: list[TaskRun] = []
     server = ControlServer(listener, on_connected=connected.append)
     await server.start("127.0.0.1")
-    spec = TaskSpec(TASK, "source", "x.Task", {}, {}, {}, generation=3)
+    spec = TaskSpec(TASK, "source", "x.Task", {}, {}, WorkerSettings.from_props({}), generation=3)
     run = TaskRun(spec, TargetState.STARTED)
     server.add(run)
     yield Channel(server, listener, run, connected)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kconnect.config.worker_settings import WorkerSettings
 from kconnect.executor import TaskSpec
 from kconnect.model import ConnectorTaskId, TargetState
 from kconnect_spark.host_pool import HostPool
@@ -12,7 +13,9 @@ from kconnect_spark.task_run import TaskRun
 
 
 def run(name: str, **connector: str) -> TaskRun:
-    spec = TaskSpec(ConnectorTaskId(name, 0), "source", "x.Task", dict(connector), {}, {})
+    spec = TaskSpec(
+        ConnectorTaskId(name, 0), "source", "x.Task", dict(connector), {}, WorkerSettings.from_props({})
+    )
     return TaskRun(spec, TargetState.STARTED)
 
 
@@ -77,7 +80,15 @@ def test_a_host_that_ends_ends_every_task_on_it_with_its_error() -> None:
 
 
 def java(name: str, task: int = 0, **connector: str) -> TaskRun:
-    spec = TaskSpec(ConnectorTaskId(name, task), "source", "x.Task", dict(connector), {}, {}, runtime="java")
+    spec = TaskSpec(
+        ConnectorTaskId(name, task),
+        "source",
+        "x.Task",
+        dict(connector),
+        {},
+        WorkerSettings.from_props({}),
+        runtime="java",
+    )
     return TaskRun(spec, TargetState.STARTED)
 
 

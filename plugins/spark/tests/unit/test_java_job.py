@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from kconnect.config.worker_settings import WorkerSettings
 from kconnect.executor import TaskSpec
 from kconnect.model import ConnectorTaskId
 from kconnect_spark.java_job import host_launch, launch
@@ -28,7 +29,7 @@ def test_launch_carries_the_spec_and_the_tasks_token() -> None:
         "org.apache.kafka.connect.file.FileStreamSourceTask",
         {"connector.class": "FileStreamSource"},
         {"file": "in.txt"},
-        {"plugin.path": "/plugins"},
+        WorkerSettings.from_props({"plugin.path": "/plugins"}),
         generation=7,
         runtime="java",
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from kconnect.config.worker_settings import WorkerSettings
 from kconnect.executor import TaskSpec
 from kconnect.model import ConnectorTaskId
 from kconnect_spark.java_job import exactly_once
@@ -25,7 +26,7 @@ def _spec(kind: str, worker: dict[str, str], connector: dict[str, str]) -> TaskS
         "org.apache.kafka.connect.file.FileStreamSourceTask",
         {"connector.class": "FileStreamSource", **connector},
         {"file": "in.txt"},
-        worker,
+        WorkerSettings.from_props(worker),
         runtime="java",
     )
 

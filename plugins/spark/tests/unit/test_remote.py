@@ -10,6 +10,7 @@ import threading
 import time
 
 import pytest
+from kconnect.config.worker_settings import WorkerSettings
 from kconnect.executor import TaskSpec
 from kconnect.model import ConnectorTaskId
 from kconnect_spark.channel import RERUN_REFUSED_ERROR, TaskRerunRefused, read_message
@@ -29,7 +30,7 @@ def test_a_later_attempt_refuses_naming_the_task_and_the_attempt(attempt: int) -
 
 
 def test_a_missing_plugin_names_the_executors_python_and_host() -> None:
-    spec = TaskSpec(ConnectorTaskId("c", 0), "source", "x.Task", {}, {}, {})
+    spec = TaskSpec(ConnectorTaskId("c", 0), "source", "x.Task", {}, {}, WorkerSettings.from_props({}))
     headline = plugin_missing(spec)
     assert headline.startswith(
         "Task c-0 could not load its connector's plugin in Spark's Python worker "

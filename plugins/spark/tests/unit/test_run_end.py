@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from kconnect.config.worker_settings import WorkerSettings
 from kconnect.executor import TaskSpec
 from kconnect.model import ConnectorTaskId, TargetState
 from kconnect_spark.task_run import TaskRun, wait_for_end
@@ -26,7 +27,10 @@ class FakeWriter:
 
 
 def new_run(connected: bool = True) -> tuple[TaskRun, FakeWriter]:
-    run = TaskRun(TaskSpec(ConnectorTaskId("c", 0), "source", "x.Task", {}, {}, {}), TargetState.STARTED)
+    run = TaskRun(
+        TaskSpec(ConnectorTaskId("c", 0), "source", "x.Task", {}, {}, WorkerSettings.from_props({})),
+        TargetState.STARTED,
+    )
     writer = FakeWriter()
     if connected:
         run.connected, run.writer = True, writer  # type: ignore[assignment]

@@ -20,6 +20,7 @@ from aiokafka.structs import RecordMetadata
 from aiokafka.structs import TopicPartition as KTP
 from kconnect import hookimpl
 from kconnect.config import ConfigDef
+from kconnect.config.worker_settings import WorkerSettings
 from kconnect.executor import TaskSpec
 from kconnect.model import ConnectorTaskId, TargetState
 from kconnect.plugin_host import PluginHost, PluginRegistry
@@ -375,7 +376,7 @@ def task_spec(
             **(connector_config or {}),
         },
         task_config={},
-        worker={"offset.flush.interval.ms": "50", **(worker or {})},
+        worker=WorkerSettings.from_props({"offset.flush.interval.ms": "50", **(worker or {})}),
     )
 
 

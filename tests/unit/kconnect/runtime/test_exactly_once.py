@@ -11,6 +11,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from kconnect.config.worker_settings import WorkerSettings
 from kconnect.executor import TaskSpec
 from kconnect.kafka.offset_records import offset_key
 from kconnect.model import ConnectorTaskId
@@ -153,7 +154,8 @@ def test_a_failed_commit_aborts_and_fails_naming_the_transactional_id() -> None:
 
 
 def spec(worker: dict[str, str], connector: dict[str, str] | None = None, kind: str = "source") -> TaskSpec:
-    return TaskSpec(ConnectorTaskId("c", 2), kind, "x.Task", connector or {}, {}, worker)  # type: ignore[arg-type]
+    settings = WorkerSettings.from_props(worker)
+    return TaskSpec(ConnectorTaskId("c", 2), kind, "x.Task", connector or {}, {}, settings)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from aiokafka.admin import NewTopic
 from aiokafka.errors import KafkaConnectionError
 from kconnect.config import ConfigException
 from kconnect.config.topic_creation import TopicCreationSettings, topic_creation_groups, uses_topic_creation
+from kconnect.config.worker_settings import WorkerSettings
 from kconnect.errors import BadRequestError, ConnectError
 from kconnect.herder.validation import ConnectorValidator
 from kconnect.kafka.clients import admin_kwargs
@@ -419,13 +420,17 @@ def test_the_broker_stays_silent_past_the_retry_timeout(monkeypatch: pytest.Monk
         asyncio.run(_creation(FakeAdmin(failures=100)).ensure(["a"]))
 
 
+def _worker(props: Mapping[str, str]) -> WorkerSettings:
+    return WorkerSettings.from_props(props)
+
+
 def test_creation_is_off_without_topic_creation_keys_or_when_the_worker_disallows_it() -> None:
-    assert not TopicCreation.for_task({}, {"topic": "t"}).enabled
-    assert not TopicCreation.for_task({"topic.creation.enable": "false"}, TWO_GROUPS).enabled
-    assert TopicCreation.for_task({"bootstrap.servers": "localhost:1"}, TWO_GROUPS).enabled
-    asyncio.run(TopicCreation.for_task({}, {"topic": "t"}).ensure(["a"]))  # no admin client needed
+    assert not TopicCreation.for_task(_worker({}), {"topic": "t"}).enabled
+    assert not TopicCreation.for_task(_worker({"topic.creation.enable": "false"}), TWO_GROUPS).enabled
+    assert TopicCreation.for_task(_worker({"bootstrap.servers": "localhost:1"}), TWO_GROUPS).enabled
+    asyncio.run(TopicCreation.for_task(_worker({}), {"topic": "t"}).ensure(["a"]))  # no admin client needed
 
 
 def test_a_task_with_bad_topic_creation_keys_does_not_start() -> None:
     with pytest.raises(ConfigException, match=r"topic\.creation\.default\.partitions"):
-        TopicCreation.for_task({}, {"topic.creation.default.replication.factor": "1"})
+        TopicCreation.for_task(_worker({}), {"topic.creation.default.replication.factor": "1"})
