@@ -19,6 +19,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from kconnect.codegen import build_function
+
 T = TypeVar("T")
 
 
@@ -66,8 +68,8 @@ def fast_init(cls: type[T]) -> type[T]:
         body.append(f"    set_{f.name}(self, {f.name})\n")
     parameters = ["self", *positional, *(["*", *keyword] if keyword else [])]
     source = f"def __init__({', '.join(parameters)}):\n{''.join(body) or '    pass'}\n"
-    exec(source, namespace)  # as dataclasses builds __init__: one straight-line function per class
-    init = namespace["__init__"]
+    # As dataclasses builds __init__: one straight-line function per class.
+    init = build_function(source, "__init__", namespace, what=f"__init__ of {cls.__qualname__}")
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__doc__ = cls.__init__.__doc__
     cls.__init__ = init  # type: ignore[method-assign]
@@ -85,6 +87,7 @@ def positional_constructor(cls: type[T]) -> Callable[..., T]:
     namespace: dict[str, Any] = {"new": object.__new__, "cls": cls, **_setters(cls, names)}
     body = "".join(f"    set_{name}(record, {name})\n" for name in names)
     source = f"def construct({', '.join(names)}):\n    record = new(cls)\n{body}    return record\n"
-    exec(source, namespace)
-    constructor: Callable[..., T] = namespace["construct"]
+    constructor: Callable[..., T] = build_function(
+        source, "construct", namespace, what=f"positional constructor of {cls.__qualname__}"
+    )
     return constructor

@@ -32,7 +32,7 @@ KERNEL = "kconnect"
 # Bottom to top. A module belongs to the layer of the longest name here that is it or contains it;
 # "kconnect" alone is the package's own __init__ (the author's whole import), not a prefix.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("vocabulary", ("kconnect.errors", "kconnect.frozen_init", "kconnect.model")),
+    ("vocabulary", ("kconnect.codegen", "kconnect.errors", "kconnect.frozen_init", "kconnect.model")),
     ("values", ("kconnect.data", "kconnect.records", "kconnect.security")),
     ("config", ("kconnect.config",)),
     (

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+from kconnect.codegen import build_function
 from kconnect.data.logical import LOGICAL_TYPES
 from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
@@ -192,8 +193,9 @@ def _compile_struct(schema: Schema, text: JsonTextWriter) -> Plain:
         + ", ".join(items)
         + "}\n"
     )
-    exec(source, namespace)
-    plain_struct: Plain = namespace["plain_struct"]
+    plain_struct: Plain = build_function(
+        source, "plain_struct", namespace, what=f"JSON plain data of {schema}"
+    )
     return plain_struct
 
 

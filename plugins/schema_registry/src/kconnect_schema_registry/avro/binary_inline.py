@@ -15,6 +15,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from kconnect.codegen import build_function
 from kconnect.data.schema import Schema
 from kconnect.data.struct import Struct
 from kconnect.errors import DataError
@@ -129,12 +130,6 @@ _NAMESPACE: dict[str, Any] = {
 }
 
 
-def _compile(source: str, env: dict[str, Any], name: str) -> Any:
-    namespace = {**_NAMESPACE, **env}
-    exec(compile(source, f"<avro {name}>", "exec"), namespace)  # our own generated source
-    return namespace[name]
-
-
 def record_writer(schema: Schema, plan: list[tuple[int, Any, bool, str, Writer]]) -> Writer:
     """The writer of a Struct of `schema`; `plan` per Avro field in order: Connect slot (-1: none,
     written as null), default, optional, field name, the field's writer (None handled by it)."""
@@ -186,7 +181,8 @@ def _record(
         lines.append(inline if inline is not None else f"    w{i}(out, item)")
     if payload:
         lines.append("    return bytes(out)")
-    return _compile("\n".join(lines) + "\n", env, "record")
+    what = f"Avro {'payload' if payload else 'record'} writer of {schema}"
+    return build_function("\n".join(lines) + "\n", "record", {**_NAMESPACE, **env}, what=what)
 
 
 def record_reader(schema: Schema, plan: list[tuple[int, Reader]]) -> Reader:
@@ -200,4 +196,6 @@ def record_reader(schema: Schema, plan: list[tuple[int, Reader]]) -> Reader:
     by_slot = {index: i for i, (index, _) in enumerate(plan)}
     values = ", ".join(f"v{by_slot[slot]}" for slot in range(len(schema.fields)))
     lines.append(f"    return unchecked(schema, [{values}]), pos")
-    return _compile("\n".join(lines) + "\n", env, "record")  # type: ignore[no-any-return]
+    return build_function(
+        "\n".join(lines) + "\n", "record", {**_NAMESPACE, **env}, what=f"Avro reader of {schema}"
+    )
