@@ -1,6 +1,7 @@
 """Which worker keys some part of kconnect reads: the rest are logged as Kafka's clients log them.
 
-A worker key is known when it is one of Kafka 4.3's worker keys (``DistributedConfig`` and
+A worker key is known when `kconnect.config.worker_settings` declares it (the keys read with a
+default), when it is one of Kafka 4.3's other worker keys (``DistributedConfig`` and
 ``StandaloneConfig``) that are not client properties, a property of all three Kafka clients (the
 worker hands those to its own clients, `kconnect.config.client_properties.internal_client_props`),
 one of kconnect's own keys (the bundled executor's and REST extension's included), or starts with a
@@ -18,9 +19,10 @@ from collections.abc import Mapping
 from typing import Final
 
 from kconnect.config.client_properties import PROPERTIES, ClientKind
+from kconnect.config.worker_settings import worker_config_def
 
 #: Kafka 4.3's worker keys (DistributedConfig and StandaloneConfig) that are not client properties,
-#: with the three the group member shares with the consumer.
+#: with the three the group member shares with the consumer, but for those `worker_config_def` declares.
 KAFKA_WORKER_KEYS: Final = frozenset(
     {
         "access.control.allow.methods",
@@ -31,8 +33,6 @@ KAFKA_WORKER_KEYS: Final = frozenset(
         "connect.protocol",
         "connector.client.config.override.allowlist",
         "connector.client.config.override.policy",
-        "exactly.once.source.support",
-        "group.id",
         "header.converter",
         "header.converter.plugin.version",
         "heartbeat.interval.ms",
@@ -44,12 +44,9 @@ KAFKA_WORKER_KEYS: Final = frozenset(
         "key.converter",
         "key.converter.plugin.version",
         "listeners",
-        "offset.flush.interval.ms",
-        "offset.flush.timeout.ms",
         "offset.storage.file.filename",
         "offset.storage.partitions",
         "offset.storage.replication.factor",
-        "offset.storage.topic",
         "plugin.discovery",
         "plugin.path",
         "rebalance.timeout.ms",
@@ -64,8 +61,6 @@ KAFKA_WORKER_KEYS: Final = frozenset(
         "status.storage.partitions",
         "status.storage.replication.factor",
         "status.storage.topic",
-        "task.shutdown.graceful.timeout.ms",
-        "topic.creation.enable",
         "topic.tracking.allow.reset",
         "topic.tracking.enable",
         "value.converter",
@@ -75,13 +70,12 @@ KAFKA_WORKER_KEYS: Final = frozenset(
     }
 )
 
-#: kconnect's own worker keys: the config file of a standalone worker, the bundled Spark executor's
-#: and basic-auth REST extension's keys.
+#: kconnect's own worker keys (but for those `worker_config_def` declares): the config file of a
+#: standalone worker, the bundled Spark executor's and basic-auth REST extension's keys.
 KCONNECT_WORKER_KEYS: Final = frozenset(
     {
         "config.storage.file.filename",
         "executor",
-        "offset.flush.records",
         "rest.basic.auth.credentials.file",
         "rest.basic.auth.exempt.paths",
         "task.stall.timeout.ms",
@@ -106,7 +100,8 @@ WORKER_KEY_PREFIXES: Final = (
 
 def is_known_worker_key(key: str) -> bool:
     """Whether some part of kconnect reads worker key `key`."""
-    if key in KAFKA_WORKER_KEYS or key in KCONNECT_WORKER_KEYS or key.startswith(WORKER_KEY_PREFIXES):
+    named = key in worker_config_def().config_keys or key in KAFKA_WORKER_KEYS or key in KCONNECT_WORKER_KEYS
+    if named or key.startswith(WORKER_KEY_PREFIXES):
         return True
     prop = PROPERTIES.get(key)
     return prop is not None and len(prop.kinds) == len(ClientKind)
