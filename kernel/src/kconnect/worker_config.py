@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import logging
 import socket
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -27,7 +28,18 @@ from kconnect.config.offset_flush_keys import check_offset_flush_keys
 from kconnect.config.override_policy import OverridePolicyError, log_override_policy, override_policy
 from kconnect.config.unused_keys import log_worker_keys
 from kconnect.config.worker_keys import ExactlyOnceSourceSupport, check_distributed_keys, check_worker_keys
-from kconnect.config.worker_settings import TOPIC_CREATION_ENABLE_CONFIG, WorkerSettings, worker_flag
+from kconnect.config.worker_settings import (
+    CONNECT_PROTOCOL_CONFIG,
+    HEARTBEAT_INTERVAL_MS_CONFIG,
+    REBALANCE_TIMEOUT_MS_CONFIG,
+    SCHEDULED_REBALANCE_MAX_DELAY_MS_CONFIG,
+    SESSION_TIMEOUT_MS_CONFIG,
+    TOPIC_CREATION_ENABLE_CONFIG,
+    WorkerSettings,
+    worker_flag,
+    worker_number,
+    worker_text,
+)
 from kconnect.errors import ConnectError
 
 log = logging.getLogger(__name__)
@@ -88,16 +100,23 @@ def _int(props: Mapping[str, str], key: str, default: int, source: str) -> int:
         raise ConfigFileError(f"{source}: {key}: invalid value {raw!r}: not a number of type INT") from None
 
 
+@contextmanager
+def _naming(source: str) -> Iterator[None]:
+    """A worker setting's ConfigException (``<key>: <reason>``) as a ConfigFileError naming `source`."""
+    try:
+        yield
+    except ConfigException as bad:
+        raise ConfigFileError(f"{source}: {bad}") from None
+
+
 def topic_creation_enabled(props: Mapping[str, str], source: str = "<worker config>") -> bool:
     """The worker's ``topic.creation.enable`` (default true): may source connectors create their topics.
 
     Read by connector validation; a task reads `WorkerSettings.topic_creation_enable`. ConfigFileError
     with Kafka's text when the value is not a boolean.
     """
-    try:
+    with _naming(source):
         return worker_flag(props, TOPIC_CREATION_ENABLE_CONFIG)
-    except ConfigException as bad:
-        raise ConfigFileError(f"{source}: {bad}") from None
 
 
 def _raise_first(source: str, errors: list[str]) -> None:
@@ -163,10 +182,8 @@ class WorkerConfig:
     @cached_property
     def settings(self) -> WorkerSettings:
         """The keys tasks read, typed (each TaskSpec carries them); ConfigFileError names a bad one."""
-        try:
+        with _naming(self.source):
             return WorkerSettings.from_props(self.props)
-        except ConfigException as bad:
-            raise ConfigFileError(f"{self.source}: {bad}") from None
 
     @property
     def bootstrap_servers(self) -> str:
@@ -238,11 +255,11 @@ class GroupConfig:
     """A distributed worker's group keys (Kafka's DistributedConfig), with Kafka's defaults."""
 
     group_id: str
-    heartbeat_interval_ms: int = 3000
-    session_timeout_ms: int = 10000
-    rebalance_timeout_ms: int = 60000
-    scheduled_rebalance_max_delay_ms: int = 300000
-    connect_protocol: str = "sessioned"
+    heartbeat_interval_ms: int = worker_number({}, HEARTBEAT_INTERVAL_MS_CONFIG)
+    session_timeout_ms: int = worker_number({}, SESSION_TIMEOUT_MS_CONFIG)
+    rebalance_timeout_ms: int = worker_number({}, REBALANCE_TIMEOUT_MS_CONFIG)
+    scheduled_rebalance_max_delay_ms: int = worker_number({}, SCHEDULED_REBALANCE_MAX_DELAY_MS_CONFIG)
+    connect_protocol: str = worker_text({}, CONNECT_PROTOCOL_CONFIG)
     exactly_once_source_support: ExactlyOnceSourceSupport = ExactlyOnceSourceSupport.DISABLED
     """``exactly.once.source.support``: the runtime asks ``.enabled`` and ``.uses_transactional_leader``."""
 
@@ -255,19 +272,24 @@ class GroupConfig:
                 f'{source}: group.id: Missing required configuration "group.id" which has no default value.'
             )
         _raise_first(source, check_distributed_keys(props))
-        delay = _int(props, "scheduled.rebalance.max.delay.ms", 300000, source)
+        with _naming(source):
+            return cls._checked(props, group_id, source)
+
+    @classmethod
+    def _checked(cls, props: Mapping[str, str], group_id: str, source: str) -> GroupConfig:
+        delay = worker_number(props, SCHEDULED_REBALANCE_MAX_DELAY_MS_CONFIG)
         if delay < 0:
             raise ConfigFileError(
                 f"{source}: scheduled.rebalance.max.delay.ms: Invalid value {delay} for configuration "
                 "scheduled.rebalance.max.delay.ms: Value must be at least 0"
             )
-        heartbeat = _int(props, "heartbeat.interval.ms", 3000, source)
+        heartbeat = worker_number(props, HEARTBEAT_INTERVAL_MS_CONFIG)
         if heartbeat < 1:
             raise ConfigFileError(
                 f"{source}: heartbeat.interval.ms: Invalid value {heartbeat} for configuration "
                 "heartbeat.interval.ms: Value must be at least 1"
             )
-        protocol = props.get("connect.protocol", "sessioned").strip()
+        protocol = worker_text(props, CONNECT_PROTOCOL_CONFIG).strip()
         if protocol.lower() not in CONNECT_PROTOCOLS:
             raise ConfigFileError(
                 f"{source}: connect.protocol: Invalid value {protocol} for configuration connect.protocol: "
@@ -276,8 +298,8 @@ class GroupConfig:
         return cls(
             group_id=group_id,
             heartbeat_interval_ms=heartbeat,
-            session_timeout_ms=_int(props, "session.timeout.ms", 10000, source),
-            rebalance_timeout_ms=_int(props, "rebalance.timeout.ms", 60000, source),
+            session_timeout_ms=worker_number(props, SESSION_TIMEOUT_MS_CONFIG),
+            rebalance_timeout_ms=worker_number(props, REBALANCE_TIMEOUT_MS_CONFIG),
             scheduled_rebalance_max_delay_ms=delay,
             connect_protocol=protocol.lower(),
             exactly_once_source_support=ExactlyOnceSourceSupport.from_props(props),

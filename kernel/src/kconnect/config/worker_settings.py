@@ -34,6 +34,11 @@ OFFSET_FLUSH_INTERVAL_MS_CONFIG: Final = "offset.flush.interval.ms"
 OFFSET_FLUSH_TIMEOUT_MS_CONFIG: Final = "offset.flush.timeout.ms"
 TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS_CONFIG: Final = "task.shutdown.graceful.timeout.ms"
 TOPIC_CREATION_ENABLE_CONFIG: Final = "topic.creation.enable"
+HEARTBEAT_INTERVAL_MS_CONFIG: Final = "heartbeat.interval.ms"
+SESSION_TIMEOUT_MS_CONFIG: Final = "session.timeout.ms"
+REBALANCE_TIMEOUT_MS_CONFIG: Final = "rebalance.timeout.ms"
+SCHEDULED_REBALANCE_MAX_DELAY_MS_CONFIG: Final = "scheduled.rebalance.max.delay.ms"
+CONNECT_PROTOCOL_CONFIG: Final = "connect.protocol"
 
 # name, type, default, importance, doc (Kafka 4.3's names, types and defaults; the docs are ours)
 _KeyRow = tuple[str, ConfigType, object, Importance, str]
@@ -61,6 +66,18 @@ _KEYS: Final[tuple[_KeyRow, ...]] = (
      "Whether source connectors may create their topics with their topic.creation.* settings."),
     (EXACTLY_ONCE_SOURCE_SUPPORT_CONFIG, ConfigType.STRING, ExactlyOnceSourceSupport.DISABLED.value,
      Importance.HIGH, EXACTLY_ONCE_SOURCE_SUPPORT_DOC),
+    # The group keys of a distributed worker (`kconnect.worker_config.GroupConfig`).
+    (HEARTBEAT_INTERVAL_MS_CONFIG, ConfigType.INT, 3000, Importance.HIGH,
+     "How often, in milliseconds, a distributed worker tells the group it is alive."),
+    (SESSION_TIMEOUT_MS_CONFIG, ConfigType.INT, 10000, Importance.HIGH,
+     "How long, in milliseconds, the group waits for a worker's heartbeat before it rebalances without it."),
+    (REBALANCE_TIMEOUT_MS_CONFIG, ConfigType.INT, 60000, Importance.HIGH,
+     "How long, in milliseconds, each worker may take to rejoin the group once a rebalance started."),
+    (SCHEDULED_REBALANCE_MAX_DELAY_MS_CONFIG, ConfigType.INT, 300000, Importance.MEDIUM,
+     "How long, in milliseconds, the leader keeps a departed worker's connectors and tasks for its return "
+     "before it gives them to the others."),
+    (CONNECT_PROTOCOL_CONFIG, ConfigType.STRING, "sessioned", Importance.LOW,
+     "The group protocol a distributed worker speaks: eager, compatible or sessioned."),
 )
 # fmt: on
 
@@ -100,7 +117,7 @@ def worker_setting(props: Mapping[str, str], name: str) -> object:
 
 
 def worker_number(props: Mapping[str, str], name: str) -> int:
-    """A number key's value (`worker_setting`)."""
+    """A number key's value (`worker_setting`); its default with empty `props`."""
     value = worker_setting(props, name)
     assert isinstance(value, int)
     return value
