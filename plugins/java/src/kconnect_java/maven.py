@@ -38,16 +38,37 @@ _POM = """\
   <artifactId>{name}</artifactId>
   <version>1</version>
   <packaging>pom</packaging>
-  <dependencies>
-{dependencies}
-  </dependencies>
+{body}
 </project>
 """
+#: With their dependencies: the project's, copied by ``dependency:copy-dependencies``.
+_DEPENDENCIES = """\
+  <dependencies>
+{items}
+  </dependencies>"""
 _DEPENDENCY = """\
     <dependency>
-      <groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version>{kind}
+      {coordinate}
       <exclusions>{exclusions}</exclusions>
     </dependency>"""
+#: Alone: ``dependency:copy``'s artifact items, which Maven copies without reading their poms (the
+#: parent pom of Apicurio Registry's app archive is not on Maven Central).
+_ARTIFACT_ITEMS = """\
+  <build>
+    <plugins>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-dependency-plugin</artifactId>
+        <configuration>
+          <artifactItems>
+{items}
+          </artifactItems>
+        </configuration>
+      </plugin>
+    </plugins>
+  </build>"""
+_ARTIFACT_ITEM = "            <artifactItem>{coordinate}</artifactItem>"
+_COORDINATE_TAGS = ("groupId", "artifactId", "version", "type", "classifier")
 _UNPACKED = (".tar.gz", ".tgz")
 
 
@@ -125,21 +146,25 @@ def fetch(
     """Fetch `coordinates` with Maven into the folder `destination` once; return `destination`.
 
     Each coordinate is ``group:artifact:version[:type[:classifier]]`` (``...:tar.gz:plugin``). The folder
-    gets their files and those of their runtime dependencies (none when not `transitive`), less
-    `exclusions` (``group:artifact``, either part ``*``), beside the ``pom.xml`` that asked for them
-    and Maven's log. With `unpack`, each ``.tar.gz`` is unpacked into the folder, as ``tar xzf`` does,
-    and not kept. Steps: `cached_folder`; write the pom; ``mvn dependency:copy-dependencies``.
+    gets their files beside the ``pom.xml`` that asked for them and Maven's log: when `transitive`,
+    with their runtime dependencies less `exclusions` (``group:artifact``, either part ``*``), by
+    ``mvn dependency:copy-dependencies``; else the files alone, by ``mvn dependency:copy``. With
+    `unpack`, each ``.tar.gz`` is unpacked into the folder, as ``tar xzf`` does, and not kept.
+    Steps: `cached_folder`; write the pom; `run_maven`; unpack.
     """
-    excluded = [*exclusions, *([] if transitive else ["*:*"])]
+    if exclusions and not transitive:
+        raise ValueError("exclusions apply to dependencies, and a fetch that is not transitive has none")
     what = coordinates[0] + (f" and {len(coordinates) - 1} more" if len(coordinates) > 1 else "")
+    goal = ["dependency:copy-dependencies", "-DincludeScope=runtime"] if transitive else ["dependency:copy"]
+    pom_text = _pom(destination.name, coordinates, exclusions, transitive)
 
     def make(partial: Path) -> None:
         log.info("fetching %s with Maven into %s", what, destination)
         started = time.monotonic()
-        (partial / "pom.xml").write_text(_pom(destination.name, coordinates, excluded), encoding="utf-8")
+        pom = partial / "pom.xml"
+        pom.write_text(pom_text, encoding="utf-8")
         into = partial / "download" if unpack else partial
-        goal = ["dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={into}"]
-        run_maven(["-f", str(partial / "pom.xml"), *goal], partial, f"fetching {what}")
+        run_maven(["-f", str(pom), *goal, f"-DoutputDirectory={into}"], partial, f"fetching {what}")
         log.info("fetched %s in %.1f s", what, time.monotonic() - started)
         if unpack:
             for archive in sorted(into.iterdir()):
@@ -151,23 +176,24 @@ def fetch(
     return cached_folder(destination, make)
 
 
-def _pom(name: str, coordinates: Sequence[str], exclusions: Sequence[str]) -> str:
-    excluded = "".join(
-        f"<exclusion><groupId>{group}</groupId><artifactId>{artifact}</artifactId></exclusion>"
-        for group, artifact in (exclusion.split(":") for exclusion in exclusions)
-    )
-    dependencies = []
+def _pom(name: str, coordinates: Sequence[str], exclusions: Sequence[str], transitive: bool) -> str:
+    items = []
     for coordinate in coordinates:
-        group, artifact, version, *rest = coordinate.split(":")
-        kind = "".join(
-            f"<{tag}>{value}</{tag}>" for tag, value in zip(("type", "classifier"), rest, strict=False)
-        )
-        dependencies.append(
-            _DEPENDENCY.format(
-                group=group, artifact=artifact, version=version, kind=kind, exclusions=excluded
+        parts = coordinate.split(":")
+        if not 3 <= len(parts) <= len(_COORDINATE_TAGS):
+            raise ValueError(f"{coordinate!r} is not group:artifact:version[:type[:classifier]]")
+        tags = zip(_COORDINATE_TAGS, parts, strict=False)
+        xml = "".join(f"<{tag}>{value}</{tag}>" for tag, value in tags)
+        if transitive:
+            excluded = "".join(
+                f"<exclusion><groupId>{g}</groupId><artifactId>{a}</artifactId></exclusion>"
+                for g, a in (exclusion.split(":") for exclusion in exclusions)
             )
-        )
-    return _POM.format(name=name, dependencies="\n".join(dependencies))
+            items.append(_DEPENDENCY.format(coordinate=xml, exclusions=excluded))
+        else:
+            items.append(_ARTIFACT_ITEM.format(coordinate=xml))
+    body = (_DEPENDENCIES if transitive else _ARTIFACT_ITEMS).format(items="\n".join(items))
+    return _POM.format(name=name, body=body)
 
 
 def tail(path: Path, lines: int = 20) -> str:

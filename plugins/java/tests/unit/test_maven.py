@@ -18,20 +18,39 @@ def fake_mvn(folder: Path, body: str) -> None:
     script.chmod(0o755)
 
 
-def test_the_pom_names_each_coordinate_with_its_type_classifier_and_exclusions() -> None:
+def test_a_transitive_pom_has_dependencies_with_their_exclusions() -> None:
     pom = maven._pom(
-        "debezium", ["io.debezium:debezium-connector-postgres:3.6.1.Final:tar.gz:plugin", "a:b:1"], ["*:*"]
+        "converter", ["io.apicurio:converter:2.6", "a:b:1"], ["org.apache.kafka:*"], transitive=True
     )
-    assert "<artifactId>debezium</artifactId>" in pom
+    assert "<artifactId>converter</artifactId><version>1</version>" not in pom
+    assert "<groupId>io.apicurio</groupId><artifactId>converter</artifactId><version>2.6</version>" in pom
+    exclusion = "<exclusion><groupId>org.apache.kafka</groupId><artifactId>*</artifactId></exclusion>"
+    assert pom.count(exclusion) == 2, "each dependency excludes what is asked"
+    assert "<dependencies>" in pom and "artifactItem" not in pom
+
+
+def test_a_pom_that_is_not_transitive_names_artifact_items_with_their_type_and_classifier() -> None:
+    pom = maven._pom(
+        "debezium",
+        ["io.debezium:debezium-connector-postgres:3.6.1.Final:tar.gz:plugin"],
+        [],
+        transitive=False,
+    )
     assert (
-        "<groupId>io.debezium</groupId><artifactId>debezium-connector-postgres</artifactId>"
-        "<version>3.6.1.Final</version><type>tar.gz</type><classifier>plugin</classifier>"
+        "<artifactItem><groupId>io.debezium</groupId><artifactId>debezium-connector-postgres</artifactId>"
+        "<version>3.6.1.Final</version><type>tar.gz</type><classifier>plugin</classifier></artifactItem>"
     ) in pom
-    assert "<groupId>a</groupId><artifactId>b</artifactId><version>1</version>\n" in pom
-    exclusion = (
-        "<exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions>"
-    )
-    assert pom.count(exclusion) == 2, "not transitive: every dependency excludes everything"
+    assert "<dependencies>" not in pom
+
+
+def test_a_coordinate_without_a_version_or_exclusions_without_dependencies_are_refused(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(ValueError, match="'a:b' is not group:artifact:version"):
+        maven.fetch(["a:b"], tmp_path / "lib")
+    with pytest.raises(ValueError, match="not transitive"):
+        maven.fetch(["a:b:1"], tmp_path / "lib", exclusions=["c:*"], transitive=False)
+    assert not (tmp_path / "lib").exists()
 
 
 def test_a_folder_is_made_once_and_renamed_into_place_when_complete(tmp_path: Path) -> None:
@@ -73,7 +92,7 @@ def test_a_failed_mvn_raises_with_the_tail_of_its_log_kept_in_the_folder(
     log = tmp_path / "lib.partial" / maven.LOG_NAME
     assert f"mvn exited with 1 fetching a:b:1; see {log}" in str(failed.value)
     assert str(failed.value).endswith("[ERROR] Could not resolve a:b:1")
-    assert "dependency:copy-dependencies -DincludeScope=runtime" in log.read_text(encoding="utf-8")
+    assert "dependency:copy -DoutputDirectory=" in log.read_text(encoding="utf-8")
     assert not destination.exists()
 
 
