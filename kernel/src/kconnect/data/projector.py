@@ -29,9 +29,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from kconnect.data.java_text import to_float32
 from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
-from kconnect.data.values import to_float32
 from kconnect.errors import SchemaProjectorError
 
 _PROMOTION_ORDER = (Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64)

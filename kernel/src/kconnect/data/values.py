@@ -6,8 +6,8 @@
 ``2024-01-02T12:00:00.000Z`` (Timestamp); anything else stays a string. The parser keeps Kafka's
 token rules, quirks included, so headers round-trip between Java and Python workers.
 
-`java_double_repr` and `java_float_repr` render floats as Java's ``Double.toString`` and
-``Float.toString`` do (shortest round-trip digits, ``1.0E10`` outside [1e-3, 1e7)).
+`java_to_string` renders a value as Java's ``toString`` prints the equivalent Java object, its
+numbers by the rules of `kconnect.data.java_text`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import datetime
 import decimal
 import math
 import re
-import struct as _struct
 from collections.abc import Mapping
 from typing import Any
 
+from kconnect.data.java_text import java_decimal_str, java_double_repr, java_float_repr, to_float32
 from kconnect.data.logical import MILLIS_PER_DAY, Date, Decimal, Time, Timestamp, epoch_millis
 from kconnect.data.schema import (
     BOOLEAN_SCHEMA,
@@ -40,72 +40,7 @@ from kconnect.data.schema import (
 from kconnect.data.struct import Struct
 from kconnect.errors import DataError
 
-# --- Java's number rendering ---------------------------------------------------------------------
-
-
-def _java_notation(text: str, negative: bool) -> str:
-    """Shortest digits (`text`, a positive Python float text) in Java's scientific notation."""
-    _, digit_tuple, exponent = decimal.Decimal(text).as_tuple()
-    assert isinstance(exponent, int)
-    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
-    scientific = len(digit_tuple) - 1 + exponent
-    return f"{'-' if negative else ''}{digits[0]}.{digits[1:] or '0'}E{scientific}"
-
-
-def java_double_repr(number: float) -> str:
-    """`number` as Java's ``Double.toString`` writes it: ``1.0``, ``0.001``, ``1.0E7``, ``NaN``."""
-    if 1e-3 <= abs(number) < 1e7:
-        return repr(number)  # Python's shortest digits, already in Java's plain form
-    if number != number:
-        return "NaN"
-    if math.isinf(number):
-        return "Infinity" if number > 0 else "-Infinity"
-    if number == 0:
-        return "-0.0" if math.copysign(1.0, number) < 0 else "0.0"
-    text = repr(abs(number))
-    if len(decimal.Decimal(text).as_tuple().digits) == 1:
-        # Java prints at least two significant digits, the two closest to the exact value.
-        text = f"{abs(number):.1e}"
-    return _java_notation(text, number < 0)
-
-
-_FLOAT32 = _struct.Struct(">f")
-_FLOAT32_MAX = 3.4028235677973366e38
-
-
-def to_float32(number: float) -> float:
-    """`number` rounded to the nearest 32-bit float (Java's ``(float)`` cast)."""
-    if abs(number) > _FLOAT32_MAX:
-        # Beyond the largest float32 the cast may still round down; let struct decide, else overflow.
-        try:
-            return float(_FLOAT32.unpack(_FLOAT32.pack(number))[0])
-        except OverflowError:
-            return math.copysign(math.inf, number)
-    return float(_FLOAT32.unpack(_FLOAT32.pack(number))[0])
-
-
-def java_float_repr(number: float) -> str:
-    """`number`, rounded to 32 bits, as Java's ``Float.toString`` writes it: ``1.1``, ``1.0E10``."""
-    single = to_float32(number)
-    if single != single or math.isinf(single) or single == 0:
-        return java_double_repr(single)
-    text = repr(abs(single))
-    for precision in range(2, 10):  # Java prints at least two significant digits
-        candidate = f"{abs(single):.{precision}g}"
-        if to_float32(float(candidate)) == abs(single):
-            text = candidate
-            break
-    if 1e-3 <= abs(single) < 1e7:
-        plain = format(decimal.Decimal(text), "f")
-        plain = plain if "." in plain else plain + ".0"
-        return ("-" if single < 0 else "") + plain
-    return _java_notation(text, single < 0)
-
-
-def java_decimal_str(value: decimal.Decimal) -> str:
-    """A decimal as Java's ``BigDecimal.toString`` writes it (the same scientific rules; no ``-0``)."""
-    text = str(value)
-    return text[1:] if value.is_zero() and text.startswith("-") else text
+# --- Java's toString ------------------------------------------------------------------------------
 
 
 def java_to_string(value: Any, schema: Schema | None = None) -> str:

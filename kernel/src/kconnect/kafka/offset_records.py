@@ -15,12 +15,10 @@ with exactly-once source support, a source task's own transactional producer
 from __future__ import annotations
 
 import json
-import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from kconnect.data.values import java_double_repr
+from kconnect.data.java_text import jackson_double, jackson_string
 
 
 class RecordFormatError(ValueError):
@@ -28,24 +26,6 @@ class RecordFormatError(ValueError):
 
 
 # --- JSON as Jackson writes it ---------------------------------------------------------------------
-
-_ESCAPES = {c: f"\\u{c:04X}" for c in range(0x20)}
-_ESCAPES.update({0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"', 0x5C: "\\\\"})
-_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\U00010000-\U0010ffff]')
-
-
-def _string(text: str) -> str:
-    if not _NEEDS_ESCAPE.search(text):
-        return f'"{text}"'
-    out = []
-    for char in text:
-        code = ord(char)
-        if code > 0xFFFF:  # Jackson's UTF-8 writer escapes characters beyond the BMP as surrogate pairs
-            code -= 0x10000
-            out.append(f"\\u{0xD800 + (code >> 10):04X}\\u{0xDC00 + (code & 0x3FF):04X}")
-        else:
-            out.append(_ESCAPES.get(code, char))
-    return '"' + "".join(out) + '"'
 
 
 def _json(value: Any) -> str:
@@ -56,14 +36,13 @@ def _json(value: Any) -> str:
     if value is False:
         return "false"
     if isinstance(value, str):
-        return _string(value)
+        return jackson_string(value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        text = java_double_repr(value)
-        return text if math.isfinite(value) else f'"{text}"'
+        return jackson_double(value)
     if isinstance(value, Mapping):
-        return "{" + ",".join(f"{_string(str(k))}:{_json(v)}" for k, v in value.items()) + "}"
+        return "{" + ",".join(f"{jackson_string(str(k))}:{_json(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(_json(v) for v in value) + "]"
     raise TypeError(f"cannot write {type(value).__name__} as JSON")

@@ -31,12 +31,12 @@ from typing import Any
 
 import orjson
 from kconnect.codegen import build_function
+from kconnect.data.java_text import jackson_double
 from kconnect.data.logical import LOGICAL_TYPES
 from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
 from kconnect.errors import DataError
 
-from kconnect_converters.json_schema_codec import json_double
 from kconnect_converters.json_text_writer import JsonTextWriter, Writer
 
 Plain = Callable[[Any], Any]
@@ -71,7 +71,7 @@ def plain_double(number: float) -> Any:
     """`number` for orjson: itself where orjson writes Java's text, else a Fragment of Java's text."""
     if _PLAIN_DOUBLES and 1e-3 <= abs(number) < 1e7:
         return number
-    return orjson.Fragment(json_double(number))
+    return orjson.Fragment(jackson_double(number))
 
 
 def _b64(data: bytes) -> str:

@@ -1,9 +1,8 @@
 """JSON for JsonConverter: text as Jackson writes it, schemas both ways, JSON read as Connect data.
 
-Jackson's rules, checked against Kafka 4.3.1's JsonConverter byte for byte: compact output; strings
-escape ``"``, ``\\``, and control characters (``\\b \\t \\n \\f \\r`` short, others ``\\u00XX`` with
-upper-case hex); characters beyond U+FFFF are written as escaped surrogate pairs (``\\uD83D\\uDE00``);
-other non-ASCII characters, ``/`` and U+007F are written raw in UTF-8. Doubles render as Java's
+Strings and numbers follow Jackson's rules (`kconnect.data.java_text`), checked against Kafka
+4.3.1's JsonConverter byte for byte: compact output; characters beyond U+FFFF as escaped surrogate
+pairs (``\\uD83D\\uDE00``), as Jackson's UTF-8 generator writes them; doubles as Java's
 ``Double.toString`` (``1.0``, ``1.0E20``), and NaN and the infinities as the strings ``"NaN"``,
 ``"Infinity"`` and ``"-Infinity"``.
 
@@ -18,57 +17,16 @@ import base64
 import binascii
 import decimal
 import json
-import math
 import re
 from collections.abc import Callable
 from decimal import Decimal as BigDecimal
 from typing import Any
 
+from kconnect.data.java_text import jackson_string
 from kconnect.data.logical import LOGICAL_TYPES, Date, Decimal, Time, Timestamp
 from kconnect.data.schema import Schema, SchemaBuilder, Type
 from kconnect.data.struct import Struct
-from kconnect.data.values import java_double_repr, java_float_repr
 from kconnect.errors import DataError
-
-_encode_basestring: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-
-
-class _JacksonEscapes(dict[int, str]):
-    """A `str.translate` table with Jackson's escapes, splitting astral characters into pairs."""
-
-    def __missing__(self, code: int) -> str:
-        if code <= 0xFFFF:
-            raise LookupError(code)
-        code -= 0x10000
-        return f"\\u{0xD800 + (code >> 10):04X}\\u{0xDC00 + (code & 0x3FF):04X}"
-
-
-_ESCAPES = _JacksonEscapes({c: f"\\u{c:04X}" for c in range(0x20)})
-_ESCAPES.update({0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"', 0x5C: "\\\\"})
-
-
-def json_string(text: str) -> str:
-    """`text` as a quoted JSON string, escaped exactly as Jackson escapes it."""
-    quoted = _encode_basestring(text)
-    # The C encoder matches Jackson except for lower-case \u00xx escapes and raw astral characters.
-    if "\\u00" in quoted or (not text.isascii() and _ASTRAL.search(text)):
-        return '"' + text.translate(_ESCAPES) + '"'
-    return quoted
-
-
-def json_double(number: float) -> str:
-    """A double as Jackson writes it: Java's ``Double.toString``, quoted when not finite."""
-    if 1e-3 <= abs(number) < 1e7:
-        return repr(number)
-    text = java_double_repr(number)
-    return text if math.isfinite(number) else f'"{text}"'
-
-
-def json_float(number: float) -> str:
-    """A float32 as Jackson writes it: Java's ``Float.toString``, quoted when not finite."""
-    text = java_float_repr(number)
-    return text if text[-1].isdigit() else f'"{text}"'
 
 
 def node_type(node: Any) -> str:
@@ -104,19 +62,19 @@ def schema_to_json(schema: Schema | None, render_default: Callable[[Schema], str
         parts.append(',"values":' + schema_to_json(schema.value_schema, render_default))
     elif schema.type is Type.STRUCT:
         fields = [
-            schema_to_json(f.schema, render_default)[:-1] + ',"field":' + json_string(f.name) + "}"
+            schema_to_json(f.schema, render_default)[:-1] + ',"field":' + jackson_string(f.name) + "}"
             for f in schema.fields
         ]
         parts.append(',"fields":[' + ",".join(fields) + "]")
     parts.append(',"optional":true' if schema.optional else ',"optional":false')
     if schema.name is not None:
-        parts.append(',"name":' + json_string(schema.name))
+        parts.append(',"name":' + jackson_string(schema.name))
     if schema.version is not None:
         parts.append(f',"version":{schema.version}')
     if schema.doc is not None:
-        parts.append(',"doc":' + json_string(schema.doc))
+        parts.append(',"doc":' + jackson_string(schema.doc))
     if schema.parameters is not None:
-        params = ",".join(json_string(k) + ":" + json_string(v) for k, v in schema.parameters.items())
+        params = ",".join(jackson_string(k) + ":" + jackson_string(v) for k, v in schema.parameters.items())
         parts.append(',"parameters":{' + params + "}")
     if schema.default_value is not None:
         parts.append(',"default":' + render_default(schema))

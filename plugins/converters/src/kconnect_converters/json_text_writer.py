@@ -3,7 +3,7 @@
 This is the exact path, the oracle for every faster one: a schema is compiled once into a function
 that walks a value and returns its JSON text, checking the value against the schema as Kafka's
 ``convertToJson`` does (same DataError messages). The text follows Jackson's rules
-(`json_schema_codec`): its escapes, Java's float forms, decimals as base64 or numbers.
+(`kconnect.data.java_text`): its escapes, Java's float forms; decimals as base64 or numbers.
 """
 
 from __future__ import annotations
@@ -14,13 +14,11 @@ import decimal
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kconnect.data.java_text import jackson_double, jackson_float, jackson_string, java_decimal_str
 from kconnect.data.logical import LOGICAL_TYPES, Date, Decimal, Time, Timestamp, epoch_millis
 from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
-from kconnect.data.values import java_decimal_str
 from kconnect.errors import DataError
-
-from kconnect_converters.json_schema_codec import json_double, json_float, json_string
 
 Writer = Callable[[Any], str]
 
@@ -85,7 +83,7 @@ class JsonTextWriter:
 
             return write_int
         if kind is Type.FLOAT64 or kind is Type.FLOAT32:
-            render = json_double if kind is Type.FLOAT64 else json_float
+            render = jackson_double if kind is Type.FLOAT64 else jackson_float
 
             def write_float(v: Any) -> str:
                 if type(v) is float:
@@ -140,7 +138,7 @@ class JsonTextWriter:
         return write_pairs
 
     def _compile_struct(self, schema: Schema) -> Writer:
-        keys = [json_string(f.name) + ":" for f in schema.fields]
+        keys = [jackson_string(f.name) + ":" for f in schema.fields]
         writers = [self.compile_writer(f.schema) for f in schema.fields]
         pairs = list(zip(keys, writers, strict=True))
 
@@ -189,20 +187,21 @@ class JsonTextWriter:
         if v is None:
             return "null"
         if isinstance(v, str):
-            return json_string(v)
+            return jackson_string(v)
         if isinstance(v, bool):
             return "true" if v else "false"
         if isinstance(v, int):
             return str(int(v))
         if isinstance(v, float):
-            return json_double(v)
+            return jackson_double(v)
         if isinstance(v, (bytes, bytearray, memoryview)):
             return _b64(v)
         if isinstance(v, (list, tuple)):
             return "[" + ",".join([self.write_any(x) for x in v]) + "]"
         if isinstance(v, Mapping):
             if all(isinstance(k, str) for k in v):
-                return "{" + ",".join([json_string(k) + ":" + self.write_any(x) for k, x in v.items()]) + "}"
+                members = [jackson_string(k) + ":" + self.write_any(x) for k, x in v.items()]
+                return "{" + ",".join(members) + "}"
             return (
                 "["
                 + ",".join(["[" + self.write_any(k) + "," + self.write_any(x) + "]" for k, x in v.items()])
@@ -223,7 +222,7 @@ def _write_bool(v: Any) -> str:
 
 def _write_str(v: Any) -> str:
     if isinstance(v, str):
-        return json_string(v)
+        return jackson_string(v)
     raise DataError(f"Invalid type for STRING: {type(v)}")
 
 

@@ -571,3 +571,13 @@ def test_a_union_of_int_and_long_reads_back_the_branch_written() -> None:
     assert (back.get("m"), back.get("c")) == ({"k": ["a", None]}, "RED")
     with pytest.raises(DataError, match="bytes left"):
         fmt.decode(reader, connect, memoryview(payload + b"\x00"))
+
+
+def test_schema_text_writes_characters_beyond_the_bmp_raw() -> None:
+    # Avro's Schema.toString writes through a java.io.Writer, where Jackson keeps them raw (the
+    # JsonConverter's UTF-8 generator would escape a surrogate pair instead).
+    schema = SchemaBuilder.struct().name("a.R").doc("smile \U0001f600\x1f").field("b", I32).build()
+    assert AvroMapping().from_connect_schema(schema).text() == (
+        '{"type":"record","name":"R","namespace":"a","fields":[{"name":"b","type":"int"}],'
+        '"connect.doc":"smile \U0001f600\\u001F","connect.name":"a.R"}'
+    )

@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 
 from kconnect.config.configdef import ConfigDef, ConfigException, ConfigType, Importance
 from kconnect.config.rules import LambdaValidator
+from kconnect.data.java_text import java_decimal_str, java_double_repr, java_float_repr, to_float32
 from kconnect.data.logical import EPOCH, Date, Time, Timestamp, epoch_millis
 from kconnect.data.schema import Schema, SchemaBuilder, Type
 from kconnect.data.struct import Struct
-from kconnect.data.values import java_decimal_str, java_double_repr, java_float_repr, to_float32
 from kconnect.errors import DataError
 
 from kconnect_transforms.base import (

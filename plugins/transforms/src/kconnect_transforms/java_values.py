@@ -16,10 +16,11 @@ from enum import Enum
 from typing import Any
 
 from kconnect.config.values import java_trim
+from kconnect.data.java_text import to_float32
 from kconnect.data.logical import Date, Decimal, Time, Timestamp
 from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
-from kconnect.data.values import parse_string, to_float32
+from kconnect.data.values import parse_string
 from kconnect.errors import DataError
 
 

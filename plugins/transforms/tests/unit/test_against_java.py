@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kconnect.data.values import to_float32
+from kconnect.data.java_text import to_float32
 
 from plugins.transforms.tests.unit import oracle
 

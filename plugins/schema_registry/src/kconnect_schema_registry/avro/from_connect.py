@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from kconnect.data import logical
+from kconnect.data.java_text import to_float32
 from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
-from kconnect.data.values import to_float32
 from kconnect.errors import DataError
 
 from kconnect_schema_registry.avro.names import (

@@ -13,12 +13,11 @@ turn logical values into their primitives themselves, exactly as Connect's logic
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kconnect.data.values import java_double_repr, java_float_repr
+from kconnect.data.java_text import jackson_string, java_double_repr, java_float_repr
 from kconnect.errors import DataError
 
 PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
@@ -124,9 +123,8 @@ class _Names:
 
 
 def _string(text: str) -> str:
-    # Jackson escapes like json.dumps(ensure_ascii=False) but writes \\u escapes in upper case.
-    encoded = json.dumps(text, ensure_ascii=False)
-    return re.sub(r"\\u00([0-9a-f]{2})", lambda m: "\\u00" + m.group(1).upper(), encoded)
+    # Avro's Schema.toString writes through a java.io.Writer: characters beyond U+FFFF stay raw.
+    return jackson_string(text, surrogate_escapes=False)
 
 
 def json_text(value: Any) -> str:

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from kconnect.data import logical
+from kconnect.data.java_text import to_float32
 from kconnect.data.schema import STRING_SCHEMA, Schema, SchemaBuilder, Type
 from kconnect.data.struct import Struct
-from kconnect.data.values import to_float32
 from kconnect.errors import DataError, SchemaBuilderError
 
 from kconnect_schema_registry.avro.names import (

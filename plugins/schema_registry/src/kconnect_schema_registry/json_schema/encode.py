@@ -16,10 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+from kconnect.data.java_text import java_decimal_str, java_double_repr, java_float_repr
 from kconnect.data.logical import Date, Decimal, Time, Timestamp
 from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
-from kconnect.data.values import java_decimal_str, java_double_repr, java_float_repr
 from kconnect.errors import DataError
 from kconnect_schema_registry.json_schema.options import (
     INTEGER_BITS,

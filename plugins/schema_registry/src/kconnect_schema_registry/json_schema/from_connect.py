@@ -34,10 +34,10 @@ import base64
 import dataclasses
 from typing import Any
 
+from kconnect.data.java_text import java_decimal_str, java_double_repr, java_float_repr
 from kconnect.data.logical import Date, Decimal, Time, Timestamp
 from kconnect.data.schema import Schema, Type
 from kconnect.data.struct import Struct
-from kconnect.data.values import java_decimal_str, java_double_repr, java_float_repr
 from kconnect.errors import DataError
 from kconnect_schema_registry.json_schema.encode import MISSING
 from kconnect_schema_registry.json_schema.java_json import (
