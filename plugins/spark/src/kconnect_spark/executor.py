@@ -100,6 +100,8 @@ class SparkExecutor:
         self._capacity = tasks_per_spark_task(config.props, config.source)
         self._pool = HostPool(self._capacity, self._submit_host, self._task_launch)
         self._supervisors: set[asyncio.Task[None]] = set()
+        #: Job-group cancels of closed hosts still under way; `stop` waits for them before Spark stops.
+        self._closing_hosts: set[asyncio.Future[None]] = set()
         self._order = itertools.count(1)
         self._session: Any = None
         self._session_error: BaseException | None = None
@@ -220,6 +222,8 @@ class SparkExecutor:
         timeout = self._config.task_shutdown_graceful_timeout_ms / 1000
         await asyncio.gather(*(self.stop_task(task, timeout) for task in list(self._runs)))
         self._stopping.set()
+        # A host closed by the last stops is cancelled from a driver thread: Spark must still be up.
+        await asyncio.gather(*self._closing_hosts, return_exceptions=True)
         if self._session is not None:
             await asyncio.to_thread(self._session.stop)
             self._session = None
@@ -401,7 +405,16 @@ class SparkExecutor:
             del self._runs[run.id]
         group = self._pool.release(run)
         if group is not None and self._session is not None and self._loop is not None:
-            self._loop.run_in_executor(None, self._session.sparkContext.cancelJobGroup, group)
+            closing = self._loop.run_in_executor(None, self._session.sparkContext.cancelJobGroup, group)
+            self._closing_hosts.add(closing)
+            closing.add_done_callback(self._host_closed)
+
+    def _host_closed(self, closing: asyncio.Future[None]) -> None:
+        """A closed host's job group is cancelled; a failure to cancel is logged, never left unread."""
+        self._closing_hosts.discard(closing)
+        error = None if closing.cancelled() else closing.exception()
+        if error is not None:
+            log.warning("Could not cancel the Spark job of a closed task host: %s", error)
 
     async def _cancel(self, run: TaskRun, reason: str) -> None:
         """End the run without waiting for it (`HostPool.abandon`); `reason` ends up in its trace

@@ -132,6 +132,26 @@ def is_local(conf: Mapping[str, str]) -> bool:
     return conf.get("spark.master", "").startswith("local")
 
 
+def launch_jvm_apart(conf: Mapping[str, str]) -> None:
+    """Start Spark's driver JVM (PySpark's gateway) in a session of its own, unless it is running.
+
+    A stop the user asks for by signalling the worker's whole process group (systemd's default,
+    Ctrl-C in a terminal, ``kill -TERM -PGID``) must reach only the worker: it stops its tasks,
+    commits their offsets, then stops Spark. A JVM in the worker's group would get the signal too
+    and run its shutdown hook at once, stopping Spark under the running tasks (errors and
+    tracebacks in the log, jobs cut short). Apart, the JVM still ends with the worker however the
+    worker ends: PySpark's gateway exits when its stdin, a pipe from the worker, closes.
+    """
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None:
+        return
+    submitted = SparkConf(loadDefaults=False).setAll(list(conf.items()))
+    gateway = launch_gateway(submitted, popen_kwargs={"start_new_session": True})  # type: ignore[no-untyped-call]
+    SparkContext._ensure_initialized(gateway=gateway)
+
+
 def build_session(conf: Mapping[str, str]) -> Any:
     """Start (or join) the SparkSession; slow (seconds), so callers run it off the event loop."""
     from pyspark.sql import SparkSession
@@ -140,6 +160,7 @@ def build_session(conf: Mapping[str, str]) -> Any:
     os.environ["PYSPARK_PYTHON"] = conf["spark.pyspark.python"]
     if is_local(conf):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    launch_jvm_apart(conf)
     builder = SparkSession.builder
     for key, value in conf.items():
         builder = builder.config(key, value)

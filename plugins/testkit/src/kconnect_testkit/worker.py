@@ -75,7 +75,9 @@ class WorkerProcess:
 
     `mode` is ``standalone`` (connector files allowed) or ``distributed``. `worker_props` are written
     as given, after the ``listeners`` line. With `tls` (a client's SSL context) the worker listens on
-    ``https://`` and every REST call here verifies with it. `port` defaults to a free one.
+    ``https://`` and every REST call here verifies with it. `port` defaults to a free one. With
+    `own_process_group` the worker leads a process group of its own (as under systemd or in a terminal
+    of its own), so a test can signal the whole group as those do, without signalling pytest.
 
     A free port is only free when chosen: another process (a Kafka client's outgoing connection takes
     one from the same range) may bind it before the worker does. A worker on a port chosen here that
@@ -92,8 +94,10 @@ class WorkerProcess:
         mode: str = "standalone",
         tls: ssl.SSLContext | None = None,
         port: int | None = None,
+        own_process_group: bool = False,
     ) -> None:
         self.python = python
+        self.own_process_group = own_process_group
         self.mode = mode
         self.workdir = workdir
         self.port = port or free_port()
@@ -128,6 +132,7 @@ class WorkerProcess:
         worker.log_path = workdir / "worker.log"
         worker.env = dict(os.environ)
         worker.process = None
+        worker.own_process_group = False
         worker.interrupted = False
         worker._log = None
         return worker
@@ -157,7 +162,12 @@ class WorkerProcess:
         log_start = self._log.tell()
         self.interrupted = False
         self.process = subprocess.Popen(
-            command, cwd=self.workdir, stdout=self._log, stderr=subprocess.STDOUT, env=self.env
+            command,
+            cwd=self.workdir,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env=self.env,
+            start_new_session=self.own_process_group,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
