@@ -18,8 +18,9 @@ Modules: `values` (types, parsing, Kafka's texts), `config_key` (a key and its v
 `configdef` (the def), `rules` (a validation rule written once: schema fragment, check, message,
 rank) and `validators` (Kafka's validators as rules), `json_schema` (a def as JSON Schema),
 `validation` (the engine and the validate endpoint's entities), `connector_keys` (the framework's
-connector keys), `plugin_keys` (the keys of the plugins a connector config names) and
-`connector_config` (`build_config_infos`).
+connector keys), `plugin_keys` (the keys of the plugins a connector config names),
+`connector_config` (`build_config_infos`) and `worker_settings` (the worker keys read with a
+default, and their typed values a task gets).
 """
 
 from .configdef import (
