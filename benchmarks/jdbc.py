@@ -5,8 +5,9 @@ One throwaway PostgreSQL server (``tests/databases.py``, ``wal_level=logical``) 
 
 * source, kconnect: ``JdbcSourceConnector`` in ``mode=bulk``, then ``mode=incrementing`` (on
   ``id``), each into a fresh topic (created first: the broker does not create topics);
-* source, Java: Debezium's PostgreSQL connector (``io.debezium:debezium-connector-postgres``,
-  fetched with Maven into the cache) on Apache Kafka Connect, snapshotting the same table
+* source, Java: Debezium's PostgreSQL connector (``io.debezium:debezium-connector-postgres``'s plugin
+  archive, fetched with Maven into the cache as the tests fetch it, `kconnect_testkit.plugin_jars`) on
+  Apache Kafka Connect, snapshotting the same table
   (``snapshot.mode=initial_only``). A snapshot is one way of reading the table, so its figure
   stands beside both kconnect modes;
 * sink, kconnect: ``JdbcSinkConnector`` from the bulk round's topic into a fresh table, with
@@ -34,8 +35,6 @@ import argparse
 import asyncio
 import datetime
 import json
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,79 +43,21 @@ from pathlib import Path
 from typing import Any
 
 from engines import CONVERTERS, EngineRun, KafkaBroker, Progress, create_topic, fresh_topic
+from kconnect_testkit.plugin_jars import DEBEZIUM_VERSION, fetch_debezium_postgres
 from report import bar_chart, summarize, table
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from tests.databases import PASSWORD, USER, PostgresServer  # noqa: E402
 
-sys.path.insert(0, str(HERE.parent / "scripts"))
-from kafka_broker import cache_dir  # noqa: E402
-
 ROWS = 1_000_000
 OUT = HERE.parent / "docs" / "performance"
-DEBEZIUM_VERSION = "3.6.1.Final"
-DEBEZIUM_POSTGRES = ("io.debezium", "debezium-connector-postgres", DEBEZIUM_VERSION)
 JDBC_SOURCE = "io.confluent.connect.jdbc.JdbcSourceConnector"
 JDBC_SINK = "io.confluent.connect.jdbc.JdbcSinkConnector"
 TABLE = "bench"
 
 #: The figures of the table: (key, label, unit, higher is better).
 FIGURES = [("rows_per_s", "rows/s", "/s", True)]
-
-_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>kconnect.bench</groupId>
-  <artifactId>debezium-plugin</artifactId>
-  <version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>{0}</groupId><artifactId>{1}</artifactId><version>{2}</version></dependency>
-  </dependencies>
-</project>
-"""
-
-
-def fetch_debezium(progress: Progress) -> Path:
-    """Debezium's PostgreSQL connector with its dependencies as a Connect ``plugin.path``; cached.
-
-    Maven copies the runtime dependencies, Kafka's own jars left out (the worker has them), into
-    ``<cache>/debezium-<version>/plugins/debezium-connector-postgres``; a marker written last
-    makes an interrupted fetch start again.
-    """
-    root = cache_dir().parent / f"debezium-{DEBEZIUM_VERSION}"
-    plugins, marker = root / "plugins", root / "complete"
-    if marker.is_file():
-        return plugins
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise RuntimeError("Maven ('mvn') is not on PATH; it is needed once to fetch Debezium's jars")
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "pom.xml").write_text(_POM.format(*DEBEZIUM_POSTGRES))
-    partial = root / "plugins.partial" / DEBEZIUM_POSTGRES[1]
-    shutil.rmtree(partial.parent, ignore_errors=True)
-    progress(f"fetching Debezium {DEBEZIUM_VERSION} with Maven into {plugins}")
-    with (root / "mvn.log").open("w") as log:
-        subprocess.run(
-            [
-                mvn,
-                "-B",
-                "-f",
-                str(root / "pom.xml"),
-                "dependency:copy-dependencies",
-                "-DincludeScope=runtime",
-                "-DexcludeGroupIds=org.apache.kafka",
-                f"-DoutputDirectory={partial}",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            check=True,
-            cwd=root,
-        )
-    shutil.rmtree(plugins, ignore_errors=True)
-    partial.parent.rename(plugins)
-    marker.write_text(DEBEZIUM_VERSION + "\n")
-    return plugins
 
 
 def fill_table(pg: PostgresServer, database: str, rows: int) -> None:
@@ -375,7 +316,8 @@ def main() -> int:
     def progress(message: str) -> None:
         print(f"[{time.monotonic() - started:7.0f} s] {message}", flush=True)
 
-    plugins = fetch_debezium(progress)
+    progress(f"Debezium {DEBEZIUM_VERSION}'s PostgreSQL connector (fetched with Maven the first time)")
+    plugins = fetch_debezium_postgres(DEBEZIUM_VERSION)
     pg = PostgresServer().start()
     try:
         database = pg.new_database()

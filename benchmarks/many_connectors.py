@@ -53,7 +53,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
 from engines import process_tree, stop_process  # noqa: E402
 from file_pipeline import free_port  # noqa: E402
-from kafka_broker import _CONNECT_STANDALONE, KafkaBroker, java_connect_command  # noqa: E402
+from kafka_broker import CONNECT_STANDALONE, KafkaBroker, java_connect_command  # noqa: E402
 from run_all import measured_commit  # noqa: E402
 from task_footprint import tree_rss_mb  # noqa: E402
 
@@ -111,7 +111,7 @@ class Worker:
             cli = [sys.executable, "-m", "kconnect_rest.cli", "--log-level", "WARNING"]
             return [*cli, "distributed", str(self.file)]
         command = java_connect_command(self.file, heap="2g")
-        command[command.index(_CONNECT_STANDALONE)] = CONNECT_DISTRIBUTED
+        command[command.index(CONNECT_STANDALONE)] = CONNECT_DISTRIBUTED
         return command
 
     def start(self) -> None:

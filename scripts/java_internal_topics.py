@@ -117,7 +117,7 @@ def main() -> None:
             + "\n"
         )
         command = kafka_broker.java_connect_command(props)
-        main_class = command.index(kafka_broker._CONNECT_STANDALONE)
+        main_class = command.index(kafka_broker.CONNECT_STANDALONE)
         command[main_class] = "org.apache.kafka.connect.cli.ConnectDistributed"
         worker = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:

@@ -6,11 +6,11 @@ Importable (``KafkaBroker``, ``fetch_jars``, ``java_connect_classpath``, ``java_
     python scripts/kafka_broker.py start [--port N] [--data DIR]
     python scripts/kafka_broker.py run-java-connect worker.properties connector.properties [...]
 
-The broker and the jars are the plugin author's kit's (``kconnect_testkit.broker`` and
-``kconnect_testkit.jars``, in ``plugins/testkit``), so kconnect's suite and a third-party plugin's tests
-start the same Kafka; this script adds the project's cache, Java Connect and the CLI. It runs from a
-checkout without the kit installed too: it then imports the kit from ``plugins/testkit/src`` and its
-Maven fetcher from ``plugins/java/src``.
+The broker, the jars and Java Connect's command are the plugin author's kit's
+(``kconnect_testkit.broker`` and ``kconnect_testkit.jars``, in ``plugins/testkit``), so kconnect's suite
+and a third-party plugin's tests start the same Kafka; this script adds the project's cache
+(``<repo>/.cache``) and the CLI. It runs from a checkout without the kit installed too: it then imports
+the kit from ``plugins/testkit/src`` and its Maven fetcher from ``plugins/java/src``.
 
 Kafka's jars come from Maven Central through ``mvn`` and are cached in
 ``$KCONNECT_CACHE/kafka-<version>/libs`` (default ``<repo>/.cache/kafka-<version>/libs``). The same
@@ -41,33 +41,27 @@ except ImportError:  # a checkout whose environment lacks the kit (a bare `pytho
 
 from kconnect_testkit import jars  # noqa: E402
 from kconnect_testkit.broker import BrokerTls, KafkaBroker  # noqa: E402
-from kconnect_testkit.broker import free_port as _free_port  # noqa: E402
-from kconnect_testkit.broker import port_open as _port_open  # noqa: E402
 from kconnect_testkit.jars import (  # noqa: E402
+    CONNECT_STANDALONE,
     KAFKA_VERSION,
     LOG4J_VERSION,
     KafkaBrokerError,
     cache_dir,
+    console_log4j_config,
     fetch_jars,
     java_connect_classpath,
+    java_connect_command,
     libs_dir,
 )
-from kconnect_testkit.jars import java_executable as _java  # noqa: E402
-from kconnect_testkit.jars import locked as _locked  # noqa: E402
-from kconnect_testkit.jars import tail as _tail  # noqa: E402
 
 __all__ = [
+    "CONNECT_STANDALONE",
     "KAFKA_VERSION",
     "LOG4J_VERSION",
     "REPO_ROOT",
     "BrokerTls",
     "KafkaBroker",
     "KafkaBrokerError",
-    "_free_port",
-    "_java",
-    "_locked",
-    "_port_open",
-    "_tail",
     "cache_dir",
     "console_log4j_config",
     "fetch_jars",
@@ -78,48 +72,6 @@ __all__ = [
 ]
 
 jars.set_default_cache_root(REPO_ROOT / ".cache")
-
-_CONNECT_STANDALONE = "org.apache.kafka.connect.cli.ConnectStandalone"
-
-_LOG4J2_CONSOLE = """\
-# Written by scripts/kafka_broker.py: console logging, level from -Dkconnect.log.level (default WARN).
-status = warn
-appender.console.type = Console
-appender.console.name = console
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = ${sys:kconnect.log.level:-WARN}
-rootLogger.appenderRef.console.ref = console
-"""
-
-
-def console_log4j_config() -> Path:
-    """Return a log4j2 config logging to the console, level from ``-Dkconnect.log.level`` (default WARN)."""
-    path = cache_dir() / "log4j2-console.properties"
-    if not path.is_file() or path.read_text(encoding="utf-8") != _LOG4J2_CONSOLE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_LOG4J2_CONSOLE, encoding="utf-8")
-    return path
-
-
-def java_connect_command(
-    worker_properties: str | Path,
-    *connector_properties: str | Path,
-    heap: str = "512m",
-    log_level: str = "WARN",
-) -> list[str]:
-    """Build the ``java`` command that runs Kafka Connect standalone (``ConnectStandalone``)."""
-    return [
-        _java(),
-        f"-Xmx{heap}",
-        f"-Dlog4j2.configurationFile={console_log4j_config()}",
-        f"-Dkconnect.log.level={log_level}",
-        "-cp",
-        java_connect_classpath(),
-        _CONNECT_STANDALONE,
-        str(worker_properties),
-        *(str(p) for p in connector_properties),
-    ]
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from kconnect_testkit.broker import KafkaBroker
 
 from tests.throwaway_ca import KEY_PASSWORD, Certificate, CertificateAuthority, make_ca
 
@@ -33,9 +34,6 @@ def _load_script(name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses and pickling look modules up here
     spec.loader.exec_module(module)
     return module
-
-
-kafka_broker_script = _load_script("kafka_broker")
 
 
 # --- CI runs everything ------------------------------------------------------------------------------------
@@ -63,7 +61,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 @pytest.fixture(scope="session")
 def kafka_broker() -> Iterator[Any]:
     """Start one real single-node Kafka broker (KRaft) for the whole session; stop it at the end."""
-    with kafka_broker_script.KafkaBroker() as broker:
+    with KafkaBroker() as broker:
         yield broker
 
 

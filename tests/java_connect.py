@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from kconnect_testkit.jars import CONNECT_STANDALONE, java_connect_classpath, java_connect_command
 
-from tests.harness import kafka_broker_script
 from tests.worker_process import POLL_INTERVAL_S, free_port, write_properties
 
 JAVA_ORACLE = Path(__file__).resolve().parent / "java_oracle"
@@ -25,7 +25,7 @@ CONNECT_DISTRIBUTED = "org.apache.kafka.connect.cli.ConnectDistributed"
 def compile_java(build: Path, *sources: Path) -> Path:
     """Compile `sources` into `build` against Kafka's jars; return `build` (a classpath entry)."""
     build.mkdir(parents=True, exist_ok=True)
-    classpath = kafka_broker_script.java_connect_classpath()
+    classpath = java_connect_classpath()
     subprocess.run(["javac", "-d", str(build), "-cp", classpath, *map(str, sources)], check=True)
     return build
 
@@ -44,9 +44,9 @@ class JavaConnectWorker:
         worker_file = write_properties(
             folder / f"java-{self.port}.properties", {**props, "listeners": self.url}
         )
-        self.command = kafka_broker_script.java_connect_command(worker_file, log_level="INFO")
+        self.command = java_connect_command(worker_file, log_level="INFO")
         if not standalone:
-            self.command[self.command.index(kafka_broker_script._CONNECT_STANDALONE)] = CONNECT_DISTRIBUTED
+            self.command[self.command.index(CONNECT_STANDALONE)] = CONNECT_DISTRIBUTED
         if classes is not None:
             where = self.command.index("-cp") + 1
             self.command[where] = f"{classes}:{self.command[where]}"

@@ -13,89 +13,33 @@ connector files and waits for what a test expects of it.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 
-from tests.harness import kafka_broker_script
+from kconnect_java.maven import fetch
+from kconnect_testkit.jars import cache_root, java_connect_command
 
 VERSION = "2.6.13.Final"
 CONVERTER_CLASS = "io.apicurio.registry.utils.converter.AvroConverter"
-_MARKER = "plugin.complete"
-_POM = """\
-<?xml version="1.0" encoding="UTF-8"?>
-<!-- Written by tests/java_converters.py: Apicurio's Kafka Connect converter, without Kafka's jars. -->
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>kconnect.tests</groupId>
-  <artifactId>apicurio-converter</artifactId>
-  <version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency>
-      <groupId>io.apicurio</groupId>
-      <artifactId>apicurio-registry-utils-converter</artifactId>
-      <version>{version}</version>
-      <exclusions>
-        <exclusion><groupId>org.apache.kafka</groupId><artifactId>*</artifactId></exclusion>
-        <exclusion><groupId>org.slf4j</groupId><artifactId>*</artifactId></exclusion>
-      </exclusions>
-    </dependency>
-  </dependencies>
-</project>
-"""
 
 
 def cache_dir() -> Path:
     """The folder holding the converter's plugin folder, next to Kafka's jars."""
-    return kafka_broker_script.cache_dir().parent / f"apicurio-converter-{VERSION}"
+    return cache_root() / f"apicurio-converter-{VERSION}"
 
 
 def fetch_apicurio_converter() -> Path:
-    """Fetch the converter and its dependencies with Maven once; return the ``plugin.path`` folder."""
-    cache = cache_dir()
-    plugins = cache / "plugins"
-    if (cache / _MARKER).is_file():
-        return plugins
-    with kafka_broker_script._locked(cache / ".fetch.lock"):
-        if (cache / _MARKER).is_file():
-            return plugins
-        mvn = shutil.which("mvn")
-        if mvn is None:
-            raise RuntimeError(
-                "Maven ('mvn') is not on PATH; it is needed once to fetch Apicurio's converter"
-            )
-        (cache / "pom.xml").write_text(_POM.format(version=VERSION), encoding="utf-8")
-        partial = cache / "plugins.partial" / "apicurio-converter"
-        shutil.rmtree(cache / "plugins.partial", ignore_errors=True)
-        log = cache / "mvn.log"
-        with log.open("w", encoding="utf-8") as out:
-            done = subprocess.run(
-                [
-                    mvn,
-                    "-B",
-                    "-f",
-                    str(cache / "pom.xml"),
-                    "dependency:copy-dependencies",
-                    f"-DoutputDirectory={partial}",
-                ],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                cwd=cache,
-                check=False,
-            )
-        if done.returncode != 0:
-            raise RuntimeError(
-                f"mvn exited with {done.returncode} fetching Apicurio's converter; see {log}\n"
-                f"{kafka_broker_script._tail(log)}"
-            )
-        shutil.rmtree(plugins, ignore_errors=True)
-        (cache / "plugins.partial").rename(plugins)
-        (cache / _MARKER).write_text(VERSION + "\n", encoding="utf-8")
-        return plugins
+    """Fetch the converter and its dependencies, less Kafka's and SLF4J's (Java Connect brings them),
+    with Maven once; return the ``plugin.path`` folder."""
+    plugin = fetch(
+        [f"io.apicurio:apicurio-registry-utils-converter:{VERSION}"],
+        cache_dir() / "plugins" / "apicurio-converter",
+        exclusions=["org.apache.kafka:*", "org.slf4j:*"],
+    )
+    return plugin.parent
 
 
 def converter_properties(prefix: str, registry_base_url: str) -> dict[str, str]:
@@ -141,7 +85,7 @@ class JavaStandalone:
             for name, props in connectors.items()
         ]
         self.log = folder / "java-connect.log"
-        self._command = kafka_broker_script.java_connect_command(*files, log_level="INFO")
+        self._command = java_connect_command(*files, log_level="INFO")
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> JavaStandalone:

@@ -57,7 +57,6 @@ import shutil
 import signal
 import ssl
 import subprocess
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
@@ -65,15 +64,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
-from tests.harness import kafka_broker_script
+from kconnect_java.maven import fetch
+from kconnect_testkit.broker import free_port, port_open
+from kconnect_testkit.jars import cache_root, java_executable, locked, tail
 
 APICURIO_VERSION = "3.0.9"
 ARTIFACT = f"io.apicurio:apicurio-registry-app:{APICURIO_VERSION}:tar.gz:all"
 RUNNER_JAR = f"apicurio-registry-app-{APICURIO_VERSION}-runner.jar"
 CCOMPAT_PATH = "/apis/ccompat/v7"
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
-_MARKER = "app.complete"
 
 logger = logging.getLogger(__name__)
 
@@ -96,51 +95,12 @@ class RegistryTls:
 
 def cache_dir() -> Path:
     """Return the folder that holds (or will hold) the unpacked registry, next to Kafka's jars."""
-    return kafka_broker_script.cache_dir().parent / f"apicurio-registry-{APICURIO_VERSION}"
+    return cache_root() / f"apicurio-registry-{APICURIO_VERSION}"
 
 
 def fetch_registry() -> Path:
-    """Fetch the registry with Maven and unpack it into the cache once; return the runner jar.
-
-    A lock keeps parallel test processes from fetching twice; the marker is written last, so an
-    interrupted fetch is redone.
-    """
-    cache = cache_dir()
-    jar = cache / "app" / RUNNER_JAR
-    if (cache / _MARKER).is_file() and jar.is_file():
-        return jar
-    with kafka_broker_script._locked(cache / ".fetch.lock"):
-        if (cache / _MARKER).is_file() and jar.is_file():
-            return jar
-        mvn = shutil.which("mvn")
-        if mvn is None:
-            raise RegistryError("Maven ('mvn') is not on PATH; it is needed once to fetch Apicurio Registry")
-        download, partial, mvn_log = cache / "download", cache / "app.partial", cache / "mvn.log"
-        shutil.rmtree(download, ignore_errors=True)
-        shutil.rmtree(partial, ignore_errors=True)
-        command = [
-            mvn,
-            "-B",
-            "-q",
-            "dependency:copy",
-            f"-Dartifact={ARTIFACT}",
-            f"-DoutputDirectory={download}",
-        ]
-        with mvn_log.open("w", encoding="utf-8") as log:
-            done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, cwd=cache, check=False)
-        if done.returncode != 0:
-            raise RegistryError(
-                f"mvn exited with {done.returncode} fetching {ARTIFACT}; see {mvn_log}\n"
-                f"{kafka_broker_script._tail(mvn_log)}"
-            )
-        (tarball,) = download.glob("*.tar.gz")
-        with tarfile.open(tarball) as tar:
-            tar.extractall(partial, filter="data")
-        shutil.rmtree(cache / "app", ignore_errors=True)
-        partial.rename(cache / "app")
-        shutil.rmtree(download)
-        (cache / _MARKER).write_text(f"{ARTIFACT}\n", encoding="utf-8")
-        return jar
+    """Fetch the registry's archive with Maven and unpack it into the cache once; return the runner jar."""
+    return fetch([ARTIFACT], cache_dir() / "app", transitive=False, unpack=True) / RUNNER_JAR
 
 
 def class_archive(jar: Path) -> Path | None:
@@ -150,13 +110,13 @@ def class_archive(jar: Path) -> Path | None:
     The archive is named after the ``java`` binary and its modification time: the JVM ignores an
     archive made by another build, so a Java upgrade makes a new one.
     """
-    java = Path(kafka_broker_script._java()).resolve()
+    java = Path(java_executable()).resolve()
     key = hashlib.sha1(f"{java}:{java.stat().st_mtime_ns}".encode()).hexdigest()[:12]
     archive = jar.parent.parent / f"classes-{key}.jsa"
     failed = archive.with_suffix(".failed")  # tried once: do not spend the first run again
     if archive.is_file() or failed.is_file():
         return archive if archive.is_file() else None
-    with kafka_broker_script._locked(jar.parent.parent / ".archive.lock"):
+    with locked(jar.parent.parent / ".archive.lock"):
         if archive.is_file() or failed.is_file():
             return archive if archive.is_file() else None
         partial = archive.with_suffix(".partial")
@@ -167,7 +127,7 @@ def class_archive(jar: Path) -> Path | None:
         except RegistryError as exc:
             logger.warning("could not make the registry's class archive: %s", exc)
         finally:
-            log = kafka_broker_script._tail(maker.log_path, 40)  # close() deletes it
+            log = tail(maker.log_path, 40)  # close() deletes it
             maker.close(timeout=120.0)
         if not partial.is_file():
             failed.write_text(f"the first run made no archive; its log ended:\n{log}\n", encoding="utf-8")
@@ -222,7 +182,7 @@ class ApicurioRegistry:
         self.heap = heap
         self.startup_timeout = startup_timeout
         self.directory = Path(tempfile.mkdtemp(prefix="kconnect-registry-"))
-        self.port = kafka_broker_script._free_port()
+        self.port = free_port()
         self.startup_seconds = 0.0
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -361,7 +321,7 @@ class ApicurioRegistry:
         else:
             classes = []
         return [
-            kafka_broker_script._java(),
+            java_executable(),
             f"-Xmx{self.heap}",
             "-XX:TieredStopAtLevel=1",
             *classes,
@@ -407,8 +367,7 @@ class ApicurioRegistry:
 
     def _error(self, what: str) -> RegistryError:
         return RegistryError(
-            f"{what}; log: {self.log_path}\n--- its last lines ---\n"
-            + kafka_broker_script._tail(self.log_path, 40)
+            f"{what}; log: {self.log_path}\n--- its last lines ---\n" + tail(self.log_path, 40)
         )
 
 
@@ -419,7 +378,7 @@ def _ssl_context(tls: RegistryTls) -> ssl.SSLContext:
 def _wait_refused(port: int, timeout: float = 10.0) -> None:
     """Wait until nothing accepts connections on `port` (the JVM has released it)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and kafka_broker_script._port_open(port):
+    while time.monotonic() < deadline and port_open(port):
         time.sleep(0.05)
 
 

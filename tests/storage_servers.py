@@ -45,8 +45,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
-
-from tests.harness import kafka_broker_script
+from kconnect_java.maven import fetch
+from kconnect_testkit.broker import free_port, port_open
+from kconnect_testkit.jars import cache_root, java_executable, tail
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -64,7 +65,6 @@ HADOOP_ARTIFACTS = (
 #: The newest spark-avro Maven Central serves; pyspark 4.3.0's own version is not there.
 SPARK_AVRO_VERSION = "4.2.0"
 SPARK_AVRO = f"org.apache.spark:spark-avro_2.13:{SPARK_AVRO_VERSION}"
-_MARKER = "fetch.complete"
 
 logger = logging.getLogger(__name__)
 
@@ -76,82 +76,18 @@ class StorageServerError(RuntimeError):
 # --- fetching ----------------------------------------------------------------------------------------------
 
 
-def _cache_root() -> Path:
-    """The folder of every fetched server: ``<repo>/.cache`` or ``$KCONNECT_CACHE``, beside Kafka's jars."""
-    return Path(kafka_broker_script.cache_dir()).parent
-
-
 def fetch_minicluster() -> Path:
-    """Fetch the minicluster's jars with Maven into the cache once; return the folder that holds them.
-
-    A lock keeps parallel test processes from fetching twice; the marker is written last, so an
-    interrupted fetch is redone.
-    """
-    cache = _cache_root() / f"hadoop-minicluster-{HADOOP_VERSION}"
-    lib = cache / "lib"
-    if (cache / _MARKER).is_file():
-        return lib
-    with kafka_broker_script._locked(cache / ".fetch.lock"):
-        if (cache / _MARKER).is_file():
-            return lib
-        dependencies = "".join(
-            f"<dependency><groupId>{g}</groupId><artifactId>{a}</artifactId><version>{v}</version></dependency>"
-            for g, a, v in (artifact.split(":") for artifact in HADOOP_ARTIFACTS)
-        )
-        (cache / "pom.xml").write_text(
-            '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
-            "<groupId>kconnect.tests</groupId><artifactId>hadoop-minicluster</artifactId>"
-            f"<version>{HADOOP_VERSION}</version><packaging>pom</packaging>"
-            f"<dependencies>{dependencies}</dependencies></project>\n",
-            encoding="utf-8",
-        )
-        partial = cache / "lib.partial"
-        shutil.rmtree(partial, ignore_errors=True)
-        _maven(
-            cache,
-            ["dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={partial}"],
-            what=", ".join(HADOOP_ARTIFACTS),
-        )
-        shutil.rmtree(lib, ignore_errors=True)
-        partial.rename(lib)
-        (cache / _MARKER).write_text("\n".join(HADOOP_ARTIFACTS) + "\n", encoding="utf-8")
-        return lib
+    """Fetch the minicluster's jars and their runtime dependencies with Maven into the cache once;
+    return the folder that holds them."""
+    return fetch(HADOOP_ARTIFACTS, cache_root() / f"hadoop-minicluster-{HADOOP_VERSION}" / "lib")
 
 
 def spark_avro_jar() -> Path:
     """Fetch spark-avro with Maven into the cache once; return the jar, a local path for ``spark.jars``."""
-    cache = _cache_root() / f"spark-avro_2.13-{SPARK_AVRO_VERSION}"
-    jar = cache / f"spark-avro_2.13-{SPARK_AVRO_VERSION}.jar"
-    if jar.is_file():
-        return jar
-    with kafka_broker_script._locked(cache / ".fetch.lock"):
-        if not jar.is_file():
-            partial = cache / "download"
-            shutil.rmtree(partial, ignore_errors=True)
-            _maven(
-                cache,
-                ["dependency:copy", f"-Dartifact={SPARK_AVRO}", f"-DoutputDirectory={partial}"],
-                SPARK_AVRO,
-            )
-            (partial / jar.name).rename(jar)
-            shutil.rmtree(partial)
-        return jar
-
-
-def _maven(cache: Path, goal: list[str], what: str) -> None:
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise StorageServerError(f"Maven ('mvn') is not on PATH; it is needed once to fetch {what}")
-    log_path = cache / "mvn.log"
-    with log_path.open("w", encoding="utf-8") as log:
-        done = subprocess.run(
-            [mvn, "-B", "-q", *goal], stdout=log, stderr=subprocess.STDOUT, cwd=cache, check=False
-        )
-    if done.returncode != 0:
-        raise StorageServerError(
-            f"mvn exited with {done.returncode} fetching {what}; see {log_path}\n"
-            f"{kafka_broker_script._tail(log_path)}"
-        )
+    folder = fetch(
+        [SPARK_AVRO], cache_root() / f"spark-avro_2.13-{SPARK_AVRO_VERSION}" / "lib", transitive=False
+    )
+    return folder / f"spark-avro_2.13-{SPARK_AVRO_VERSION}.jar"
 
 
 # --- the process both servers are --------------------------------------------------------------------------
@@ -255,13 +191,12 @@ class _ServerProcess:
             proc.kill()
             proc.wait()
         deadline = time.monotonic() + 10.0
-        while time.monotonic() < deadline and any(kafka_broker_script._port_open(p) for p in self._ports()):
+        while time.monotonic() < deadline and any(port_open(p) for p in self._ports()):
             time.sleep(0.05)
 
     def _error(self, what: str) -> StorageServerError:
         return StorageServerError(
-            f"{what}; log: {self.log_path}\n--- its last lines ---\n"
-            + kafka_broker_script._tail(self.log_path, 40)
+            f"{what}; log: {self.log_path}\n--- its last lines ---\n" + tail(self.log_path, 40)
         )
 
 
@@ -282,8 +217,8 @@ class HdfsCluster(_ServerProcess):
         super().__init__("kconnect-hdfs-", startup_timeout)
         self.datanodes = datanodes
         self.heap = heap
-        self.namenode_port = kafka_broker_script._free_port()
-        self.http_port = kafka_broker_script._free_port(self.namenode_port)
+        self.namenode_port = free_port()
+        self.http_port = free_port(self.namenode_port)
         self._formatted = False
 
     @property
@@ -323,7 +258,7 @@ class HdfsCluster(_ServerProcess):
         lib = fetch_minicluster()
         settings = {"dfs.permissions.enabled": "false"}
         return [
-            kafka_broker_script._java(),
+            java_executable(),
             f"-Xmx{self.heap}",
             "-XX:TieredStopAtLevel=1",
             "-Djava.awt.headless=true",
@@ -389,7 +324,7 @@ class S3Server(_ServerProcess):
         self.access_key = access_key
         self.secret_key = secret_key
         self.region = region
-        self.port = kafka_broker_script._free_port()
+        self.port = free_port()
 
     @property
     def endpoint_url(self) -> str:

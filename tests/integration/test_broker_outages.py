@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kconnect_testkit.broker import KafkaBroker
 
-from tests.harness import kafka_broker_script
 from tests.integration.harness import wait_until
 from tests.integration.test_distributed import create, group_props, wait_healthy
 from tests.worker_process import WorkerProcess, count_lines, stop_all
@@ -50,7 +50,7 @@ def broker() -> Iterator[Any]:
     It waits Kafka's default 3 s for members to join an empty group (the session broker does not,
     for speed): after a freeze every member's session has expired, and that wait is what lets the
     members that come back form one generation together, as on a production broker."""
-    with kafka_broker_script.KafkaBroker(initial_rebalance_delay_ms=3000) as own:
+    with KafkaBroker(initial_rebalance_delay_ms=3000) as own:
         yield own
 
 

@@ -36,8 +36,8 @@ import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer
 from aiokafka.structs import TopicPartition
+from kconnect_testkit.broker import KafkaBroker
 
-from tests.harness import kafka_broker_script
 from tests.integration.test_distributed import create, group_props, running_workers
 from tests.worker_process import WorkerProcess
 
@@ -56,7 +56,7 @@ DENIED = ["--operation", "Read", "--operation", "Write"]
 def broker() -> Iterator[Any]:
     """A broker with a SCRAM listener for ``connect`` and the StandardAuthorizer (open until an ACL
     says otherwise)."""
-    with kafka_broker_script.KafkaBroker(scram_users={USER: PASSWORD}, authorizer=True) as own:
+    with KafkaBroker(scram_users={USER: PASSWORD}, authorizer=True) as own:
         yield own
 
 

@@ -39,13 +39,12 @@ from typing import Any
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from kconnect.worker_config import load_properties
+from kconnect_testkit.broker import KafkaBroker
 
 from tests import private_net
-from tests.harness import _load_script
 from tests.integration.harness import lines
 from tests.worker_process import WorkerProcess, stop_all
 
-kafka_broker_script = _load_script("kafka_broker")
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "kafka-config"
 
 pytestmark = pytest.mark.integration
@@ -310,7 +309,7 @@ def test_kafkas_connect_distributed_properties_run_unchanged(
     for sample in SAMPLES.iterdir():
         shutil.copy(sample, tmp_path / sample.name)
     (tmp_path / "test.txt").write_text(lines(0, 500), encoding="utf-8")
-    with kafka_broker_script.KafkaBroker(port=9092):
+    with KafkaBroker(port=9092):
         worker = WorkerProcess.from_files(
             tmp_path, tmp_path / "connect-distributed.properties", [], url="http://127.0.0.1:8083"
         )

@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 from aiokafka import AIOKafkaConsumer
+from kconnect_testkit.broker import KafkaBroker
 
 from tests import private_net
 from tests import rest_expectations as rx
-from tests.harness import REPO_ROOT, kafka_broker_script
+from tests.harness import REPO_ROOT
 from tests.integration.harness import Connectors, path_of, produce_records, wait_seconds
 from tests.worker_process import WorkerProcess, count_lines, free_port, venv_without, write_properties
 
@@ -84,7 +85,7 @@ def test_kafka_sample_property_files_run_unchanged(request: pytest.FixtureReques
         shutil.copy(sample, tmp_path / sample.name)
     assert not Path("/tmp/connect.offsets").exists(), "/tmp is this namespace's own"
     (tmp_path / "test.txt").write_text(_lines(0, 500), encoding="utf-8")
-    with kafka_broker_script.KafkaBroker(port=9092) as broker:
+    with KafkaBroker(port=9092) as broker:
         worker = WorkerProcess.from_files(
             tmp_path,
             tmp_path / "connect-standalone.properties",

@@ -23,8 +23,7 @@ def test_root_gives_the_kafka_connect_version_commit_and_the_brokers_real_cluste
     rest_worker: WorkerProcess, kafka_broker: Any
 ) -> None:
     from kconnect import __version__
-
-    from tests.harness import kafka_broker_script
+    from kconnect_testkit.jars import KAFKA_VERSION
 
     response = rest_worker.get("/")
     assert response.status_code == 200
@@ -33,7 +32,7 @@ def test_root_gives_the_kafka_connect_version_commit_and_the_brokers_real_cluste
     assert list(body) == ["version", "commit", "kafka_cluster_id"]
     # The Kafka release whose REST API is served (kcctl gates offsets, stop, ... on it); kconnect's own
     # version is in the Server header and GET /executor.
-    assert body["version"] == kafka_broker_script.KAFKA_VERSION == "4.3.1"
+    assert body["version"] == KAFKA_VERSION == "4.3.1"
     assert rest_worker.get("/executor").json()["kconnect_version"] == __version__
     assert response.headers["server"] == f"kconnect/{__version__}"
     assert rest_worker.get("/connectors").headers["server"] == f"kconnect/{__version__}"

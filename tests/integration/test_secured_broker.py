@@ -22,8 +22,8 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.errors import KafkaError
 from kconnect.config.client_properties import ClientKind
 from kconnect.kafka.clients import client_kwargs
+from kconnect_testkit.broker import BrokerTls, KafkaBroker
 
-from tests.harness import kafka_broker_script
 from tests.throwaway_ca import KEY_PASSWORD, Certificate, CertificateAuthority, pem_stores
 from tests.worker_process import WorkerProcess, count_lines
 
@@ -83,8 +83,8 @@ def secured(
     ca: CertificateAuthority, server_cert: Certificate, client_cert: Certificate
 ) -> Iterator[SecuredBroker]:
     """A broker with a SCRAM listener and an SSL listener (client certificates required)."""
-    tls = kafka_broker_script.BrokerTls(keystore=server_cert.keystore, truststore=ca.certificate)
-    with kafka_broker_script.KafkaBroker(scram_users={USER: PASSWORD}, tls=tls) as broker:
+    tls = BrokerTls(keystore=server_cert.keystore, truststore=ca.certificate)
+    with KafkaBroker(scram_users={USER: PASSWORD}, tls=tls) as broker:
         yield SecuredBroker(broker, ca, client_cert)
 
 

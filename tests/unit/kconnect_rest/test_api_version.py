@@ -8,14 +8,14 @@ from kconnect.worker_config import WorkerConfig
 from kconnect_rest import create_app
 from kconnect_rest.api_version import KAFKA_CONNECT_VERSION, SERVER_HEADER
 from kconnect_rest.cli import main
+from kconnect_testkit.jars import KAFKA_VERSION
 from litestar.testing import TestClient
 
 from tests.fake_herder import FakeHerder
-from tests.harness import kafka_broker_script
 
 
 def test_the_served_api_version_is_the_kafka_release_the_tests_run_against() -> None:
-    assert KAFKA_CONNECT_VERSION == kafka_broker_script.KAFKA_VERSION
+    assert KAFKA_CONNECT_VERSION == KAFKA_VERSION
 
 
 def test_root_reports_kafka_connects_version_and_kconnects_own() -> None:

@@ -21,10 +21,10 @@ from collections.abc import Iterator
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from kconnect_testkit.broker import KafkaBroker
 from kconnect_testkit.plugin_jars import fetch_connect_mirror
 
 from plugins.java.tests.integration.java_worker import java_worker
-from tests.harness import kafka_broker_script
 from tests.integration.harness import consume_to_end
 from tests.worker_process import WorkerProcess
 
@@ -42,7 +42,7 @@ Record = tuple[bytes | None, bytes | None, tuple[tuple[str, bytes], ...]]
 @pytest.fixture(scope="module")
 def source_bootstrap() -> Iterator[str]:
     """A second real broker, the source cluster, for this module only (a small heap: it holds one topic)."""
-    with kafka_broker_script.KafkaBroker(heap="256m", log_level="WARN") as broker:
+    with KafkaBroker(heap="256m", log_level="WARN") as broker:
         yield str(broker.bootstrap_servers)
 
 

@@ -1,4 +1,5 @@
-"""Apache Kafka's jars, fetched once with Maven into a cache, and the Java that runs them.
+"""Apache Kafka's jars, fetched once with Maven into a cache, and the Java that runs them: a broker
+(`kconnect_testkit.broker`) or Java Kafka Connect standalone (`java_connect_command`).
 
 The jars of a Kafka broker (and of Kafka Connect's runtime, ``connect-file`` and ``connect-json``) come
 from Maven Central through ``mvn`` and are kept in ``<cache>/kafka-<version>/libs``: the cache is
@@ -17,13 +18,16 @@ from kconnect_java import maven
 from kconnect_java.maven import locked, tail
 
 __all__ = [
+    "CONNECT_STANDALONE",
     "KAFKA_VERSION",
     "LOG4J_VERSION",
     "KafkaBrokerError",
     "cache_dir",
     "cache_root",
+    "console_log4j_config",
     "fetch_jars",
     "java_connect_classpath",
+    "java_connect_command",
     "java_executable",
     "libs_dir",
     "locked",
@@ -45,6 +49,19 @@ _ARTIFACTS = (
     f"org.apache.logging.log4j:log4j-slf4j-impl:{LOG4J_VERSION}",
     f"org.apache.logging.log4j:log4j-core:{LOG4J_VERSION}",
 )
+
+CONNECT_STANDALONE = "org.apache.kafka.connect.cli.ConnectStandalone"
+
+_LOG4J2_CONSOLE = """\
+# Written by kconnect_testkit: console logging, level from -Dkconnect.log.level (default WARN).
+status = warn
+appender.console.type = Console
+appender.console.name = console
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = ${sys:kconnect.log.level:-WARN}
+rootLogger.appenderRef.console.ref = console
+"""
 
 
 class KafkaBrokerError(RuntimeError):
@@ -106,3 +123,32 @@ def java_executable() -> str:
     if java is None:
         raise KafkaBrokerError("Java ('java') is not on PATH; Kafka 4.3 needs Java 17 or newer")
     return java
+
+
+def console_log4j_config() -> Path:
+    """Return a log4j2 config logging to the console, level from ``-Dkconnect.log.level`` (default WARN)."""
+    path = cache_dir() / "log4j2-console.properties"
+    if not path.is_file() or path.read_text(encoding="utf-8") != _LOG4J2_CONSOLE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_LOG4J2_CONSOLE, encoding="utf-8")
+    return path
+
+
+def java_connect_command(
+    worker_properties: str | Path,
+    *connector_properties: str | Path,
+    heap: str = "512m",
+    log_level: str = "WARN",
+) -> list[str]:
+    """Build the ``java`` command that runs Kafka Connect standalone (`CONNECT_STANDALONE`)."""
+    return [
+        java_executable(),
+        f"-Xmx{heap}",
+        f"-Dlog4j2.configurationFile={console_log4j_config()}",
+        f"-Dkconnect.log.level={log_level}",
+        "-cp",
+        java_connect_classpath(),
+        CONNECT_STANDALONE,
+        str(worker_properties),
+        *(str(p) for p in connector_properties),
+    ]
