@@ -18,7 +18,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from kconnect_java.maven import MavenError, cached_folder, run_maven
+from kconnect_java.maven import MavenError, cache_root, cached_folder, run_maven
 
 log = logging.getLogger(__name__)
 
@@ -32,15 +32,6 @@ SPARK_ENTRY_CLASS = "dev.kconnect.java.spark.ExecutorTask"
 
 class JavaBuildError(RuntimeError):
     """Java or Maven is missing, or the Maven build failed; the message says what to install or read."""
-
-
-def cache_root() -> Path:
-    """The cache folder: ``$KCONNECT_CACHE``, else ``$XDG_CACHE_HOME/kconnect`` or ``~/.cache/kconnect``."""
-    root = os.environ.get("KCONNECT_CACHE")
-    if root:
-        return Path(root).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "kconnect"
 
 
 def source_hash(project: Path = JVM_PROJECT) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import logging
+import os
 import shutil
 import subprocess
 import tarfile
@@ -74,6 +75,18 @@ _UNPACKED = (".tar.gz", ".tgz")
 
 class MavenError(RuntimeError):
     """Maven is not on PATH, or ``mvn`` failed; the message names the log and ends with its tail."""
+
+
+def cache_root(default: Path | None = None) -> Path:
+    """The folder of every cache kconnect keeps: ``$KCONNECT_CACHE``, else `default` (a project's own,
+    such as a checkout's ``.cache``), else ``$XDG_CACHE_HOME/kconnect`` or ``~/.cache/kconnect``."""
+    root = os.environ.get("KCONNECT_CACHE")
+    if root:
+        return Path(root).expanduser()
+    if default is not None:
+        return default
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "kconnect"
 
 
 @contextlib.contextmanager

@@ -104,3 +104,14 @@ def test_without_maven_on_path_the_error_says_what_it_was_needed_for(
         maven.MavenError, match=r"Maven \('mvn'\) is not on PATH; it is needed once for fetching a:b:1"
     ):
         maven.fetch(["a:b:1"], tmp_path / "lib")
+
+
+def test_the_cache_root_is_kconnect_cache_else_the_default_else_the_users(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("KCONNECT_CACHE", raising=False)
+    assert maven.cache_root() == tmp_path / "xdg" / "kconnect"
+    assert maven.cache_root(tmp_path / "repo" / ".cache") == tmp_path / "repo" / ".cache"
+    monkeypatch.setenv("KCONNECT_CACHE", str(tmp_path / "ci"))
+    assert maven.cache_root(tmp_path / "repo" / ".cache") == tmp_path / "ci"

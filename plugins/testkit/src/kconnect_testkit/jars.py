@@ -10,7 +10,6 @@ from Maven Central through ``mvn`` and are kept in ``<cache>/kafka-<version>/lib
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -80,13 +79,7 @@ def set_default_cache_root(root: str | Path) -> None:
 
 def cache_root() -> Path:
     """Return the cache folder: ``$KCONNECT_CACHE``, the `set_default_cache_root` root, or the user's."""
-    root = os.environ.get("KCONNECT_CACHE")
-    if root:
-        return Path(root).expanduser()
-    if _default_root is not None:
-        return _default_root
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "kconnect"
+    return maven.cache_root(_default_root)
 
 
 def cache_dir(version: str = KAFKA_VERSION) -> Path:
