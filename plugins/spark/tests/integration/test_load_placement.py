@@ -25,6 +25,9 @@ pytestmark = pytest.mark.integration
 #: Longer than the hosts' load report interval (`kconnect_spark.remote.LOAD_REPORT_INTERVAL_S`, 1 s),
 #: twice: the hosts' figures then include the tasks placed before.
 REPORTED_S = 2.5
+#: A host running a busy task reports more than this share of a core, an idle one less (a few
+#: hundredths), even while a full test run shares this machine's two cores (one gave 0.27 and 0.29).
+BUSY = 0.15
 
 
 def create(worker: WorkerProcess, name: str, connector_class: str) -> None:
@@ -66,7 +69,7 @@ def test_a_busy_task_joins_the_idle_python_process_though_it_runs_more_tasks(
     def hosts_measured() -> bool:
         placement = worker.get("/executor").json()
         busy, idle = host_of(placement, "busy-1"), host_of(placement, "idle-1")
-        return busy["id"] != idle["id"] and (busy["cpu"] or 0) > 0.3 and idle["cpu"] is not None
+        return busy["id"] != idle["id"] and (busy["cpu"] or 0) > BUSY and idle["cpu"] is not None
 
     wait_until("both hosts to report their load", hosts_measured, worker, 30)
 
@@ -74,5 +77,10 @@ def test_a_busy_task_joins_the_idle_python_process_though_it_runs_more_tasks(
         create(worker, name, "IdleSource")
     create(worker, "busy-2", "BusySource")
 
-    hot, cool, placement = busy_task_joined_the_idle_host(worker)
-    assert hot["cpu"] > 0.3 and cool["cpu"] > 0.3, f"each busy task has a process of its own: {placement}"
+    busy_task_joined_the_idle_host(worker)
+
+    def both_busy() -> bool:
+        hot, cool, _ = busy_task_joined_the_idle_host(worker)
+        return bool(hot["cpu"] > BUSY and cool["cpu"] > BUSY)
+
+    wait_until("each busy task's process to report a busy core of its own", both_busy, worker, 30)

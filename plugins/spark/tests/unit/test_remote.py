@@ -41,7 +41,7 @@ def test_a_missing_plugin_names_the_executors_python_and_host() -> None:
 
 async def test_a_host_reports_the_share_of_a_core_its_process_used_each_interval() -> None:
     """Idle, the host's process uses next to no CPU; with a thread spinning (a busy task's poll) the
-    next reports say it used more. (How much more depends on what else this machine runs.)"""
+    reports say it used more, as soon as the thread gets a core (which depends on what else runs)."""
     reports: asyncio.Queue[dict[str, object]] = asyncio.Queue()
 
     async def worker_side(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -66,8 +66,12 @@ async def test_a_host_reports_the_share_of_a_core_its_process_used_each_interval
         assert isinstance(idle["cpu"], float) and 0.0 <= idle["cpu"] < 0.3
         spinning.set()
         spinner.start()
-        await asyncio.wait_for(reports.get(), 5)  # the interval the spin started in
+        # How soon the spinning thread gets a core depends on the machine's load (a full test run
+        # gave it 0.03 of a core in one interval): wait for a report that shows it, 30 s at most.
+        deadline = time.monotonic() + 30
         busy = await asyncio.wait_for(reports.get(), 5)
+        while not (isinstance(busy["cpu"], float) and busy["cpu"] >= 0.1) and time.monotonic() < deadline:
+            busy = await asyncio.wait_for(reports.get(), 5)
         assert isinstance(busy["cpu"], float) and busy["cpu"] >= 0.1 and busy["cpu"] > idle["cpu"], busy
     finally:
         spinning.clear()
