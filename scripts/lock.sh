@@ -4,6 +4,7 @@
 # own ranges allow, for every Python the members support. tox, .ci/run and scripts/quickstart.sh
 # install with it as their constraints, so a clean clone tests exactly what was tested.
 #   bash scripts/lock.sh            # refresh; commit requirements.lock after the tests pass with it
+#   bash scripts/lock.sh --keep     # after a change of the members' dependencies: keep every pin
 #   bash scripts/lock.sh --upgrade-package msgspec   # move one package, keep the rest
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,11 @@ uv=(uv)
 command -v uv >/dev/null || uv=(python3 -m uv)
 # --upgrade unless a narrower flag was given: a refresh means the newest the ranges allow.
 args=("$@")
-[ ${#args[@]} -eq 0 ] && args=(--upgrade)
+if [ ${#args[@]} -eq 0 ]; then
+    args=(--upgrade)
+elif [ "${args[0]}" = --keep ]; then
+    args=("${args[@]:1}")
+fi
 # The members come from this checkout (each plugin depends on `kconnect`, which is not on PyPI).
 exec "${uv[@]}" pip compile --quiet --universal --python-version 3.10 --no-header --annotation-style line \
     "${names[@]}" "${groups[@]}" "${args[@]}" -o requirements.lock <(printf '%s\n' "${editables[@]}")
