@@ -3,8 +3,9 @@
 With ``exactly.once.source.support=enabled`` on a distributed worker, each source task gets a
 transactional producer whose ``transactional.id`` is ``<group.id>-<connector>-<task>`` (Kafka's
 ``Worker.taskTransactionalId``). Starting it (InitProducerId) fences every earlier producer of the
-same task and aborts the transaction such a zombie left open. The source loop then hands each
-poll's records to `SourceTransactions.dispatch`:
+same task and aborts the transaction such a zombie left open. The source loop's delivery strategy
+(`kconnect.runtime.transactional_delivery`) then hands each poll's records to
+`SourceTransactions.dispatch`:
 
 1. a transaction is opened before the first record of it is handed to the producer;
 2. each record handed over (or dropped by a transformation) adds its source offset to the
@@ -35,7 +36,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -49,6 +50,7 @@ from kconnect.executor import TaskSpec
 from kconnect.kafka.clients import ProducerClient, TransactionalProducerClient, create_producer
 from kconnect.kafka.offset_records import offset_key, offset_value
 from kconnect.records import SourceRecord
+from kconnect.runtime.source_delivery import SendRecords
 from kconnect.runtime.submitted_records import partition_key
 
 log = logging.getLogger(__name__)
@@ -157,16 +159,13 @@ def _request(aborted: bool, committed: bool, what: str) -> str | None:
     return "abort" if aborted else "commit" if committed else None
 
 
-SendRecords = Callable[[list[SourceRecord]], Awaitable[None]]
-"""The loop's send: transforms, converts and hands records to the producer (not yet acknowledged)."""
-
-
 class SourceTransactions:
-    """Opens, fills and ends one source task's transactions; the source loop's EOS half.
+    """Opens, fills and ends one source task's transactions.
 
-    The loop calls `dispatch` with each poll's records, `commit` when it pauses or stops, and
-    `abort` after a failure. `on_commit` runs after each committed transaction (the loop tells the
-    task, `SourceTask.commit`).
+    `kconnect.runtime.transactional_delivery.TransactionalDelivery` calls `dispatch` with each
+    poll's records, `poll_done` after a poll without any, `commit` when the loop pauses or stops,
+    and `abort` after a failure; when one of them says a transaction was committed, it tells the
+    task (`SourceTask.commit`).
     """
 
     def __init__(
@@ -204,13 +203,15 @@ class SourceTransactions:
                 segment = []
                 committed |= await self._end(request)
         await self._send(segment, send)
+        return await self.poll_done(polled=bool(records)) | committed
+
+    async def poll_done(self, polled: bool = False) -> bool:
+        """After a poll's records were sent, or a poll returned none: end the transaction if the
+        task asked to for the batch, or if the boundary is due. True when one was committed."""
         if self.context is not None:
             request = self.context.request_for_batch()
-            if request is not None:
-                committed |= await self._end(request)
-        elif self._due(bool(records)):
-            committed |= await self.commit()
-        return committed
+            return request is not None and await self._end(request)
+        return self._due(polled) and await self.commit()
 
     def _due(self, polled: bool) -> bool:
         if self.settings.boundary is TransactionBoundary.POLL:
