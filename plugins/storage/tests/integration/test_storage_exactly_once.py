@@ -31,8 +31,8 @@ from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as KafkaPartition
 
 from plugins.storage.tests.integration.conftest import (
-    MILLION,
-    MILLION_PARTITIONS,
+    ORDERS,
+    ORDERS_PARTITIONS,
     create_topic,
     order_value,
     produce,
@@ -189,19 +189,20 @@ def unique_root(stem: str) -> str:
 
 # --- 1. SIGKILL five times ------------------------------------------------------------------------------
 
-RECORDS = MILLION
-KILL_PARTITIONS = MILLION_PARTITIONS
-FLUSH = 20_000
+RECORDS = ORDERS
+KILL_PARTITIONS = ORDERS_PARTITIONS
+#: Fifty files whatever `ORDERS` is, so each kill lands at the same point of the run at any size.
+FLUSH = RECORDS // 50
 #: Kill once this many files are committed (of 50), a little later each time.
 KILL_AT = ((4, 0.0), (13, 0.1), (22, 0.3), (31, 0.6), (40, 1.0))
 
 
 @pytest.mark.timeout(900)
 def test_sigkill_of_the_worker_five_times_while_files_commit_writes_every_record_once(
-    start_worker: Any, hdfs_cluster: Any, tmp_path: Path, million_orders: str, kafka_bootstrap: str
+    start_worker: Any, hdfs_cluster: Any, tmp_path: Path, many_orders: str, kafka_bootstrap: str
 ) -> None:
     began = time.monotonic()
-    topic = million_orders  # orders 0..999999, order i in partition i % 2 (KILL_PARTITIONS)
+    topic = many_orders  # orders 0..ORDERS-1, order i in partition i % 2 (KILL_PARTITIONS)
     root = unique_root("killed")
     name = "hdfs-killed"
     connector = write_properties(

@@ -2,7 +2,8 @@
 read back by Spark as a user would.
 
 One worker (the session's `rest_worker`) runs every connector here; they are deleted when the module ends.
-A million orders land exactly once in each store and format: Parquet on the three stores, Avro on HDFS,
+Every order of `many_orders` (a million at full size) lands exactly once in each store and format:
+Parquet on the three stores, Avro on HDFS,
 JSON lines on local disk and raw bytes on S3 (one topic for all six); the field and hourly
 partitioners and a schema change run on smaller topics; validation answers through REST.
 Spark reads local and HDFS files itself (``hdfs://`` from its JVM). S3 is read with pyarrow: Spark
@@ -25,8 +26,8 @@ import pyarrow.dataset as ds
 import pytest
 
 from plugins.storage.tests.integration.conftest import (
-    MILLION,
     ORDER_SCHEMA,
+    ORDERS,
     REGIONS,
     create_topic,
     envelope,
@@ -46,8 +47,8 @@ JSON_CONVERTER = {
     "key.converter": "org.apache.kafka.connect.storage.StringConverter",
 }
 
-#: Records per file of the million-record tests: five files per partition.
-MILLION_FLUSH = 100_000
+#: Records per file of the tests of every order: five files per partition.
+ORDERS_FLUSH = ORDERS // 10
 #: The smaller topic of the formats and partitioners: two partitions of 15000 orders, with timestamps.
 SMALL = 30_000
 SMALL_FLUSH = 5_000
@@ -189,10 +190,10 @@ def check_ids(ids: list[int], count: int) -> None:
     assert sorted(ids) == list(range(count))
 
 
-# --- a million records, Parquet, three stores ------------------------------------------------------------
+# --- every order, Parquet, three stores ------------------------------------------------------------------
 
 
-def assert_spark_reads_a_million(frame: Any, where: str) -> None:
+def assert_spark_reads_every_order(frame: Any, where: str) -> None:
     """Spark's frame of the topic holds each id once, in the `partition` its record was read from."""
     from pyspark.sql import functions as F
 
@@ -203,17 +204,15 @@ def assert_spark_reads_a_million(frame: Any, where: str) -> None:
         F.max("id").alias("high"),
         F.sum((F.col("partition") != F.col("id") % 2).cast("int")).alias("misplaced"),
     ).collect()[0]
-    assert (row.rows, row.ids, row.low, row.high, row.misplaced) == (MILLION, MILLION, 0, MILLION - 1, 0), (
-        where
-    )
+    assert (row.rows, row.ids, row.low, row.high, row.misplaced) == (ORDERS, ORDERS, 0, ORDERS - 1, 0), where
 
 
 @pytest.mark.timeout(900)
-def test_a_million_records_land_once_in_parquet_on_local_disk_hdfs_and_s3_and_spark_reads_them(
-    sinks: Connectors, stores: Stores, spark: Any, million_orders: str, hdfs_cluster: Any
+def test_every_order_lands_once_in_parquet_on_local_disk_hdfs_and_s3_and_spark_reads_them(
+    sinks: Connectors, stores: Stores, spark: Any, many_orders: str, hdfs_cluster: Any
 ) -> None:
-    topic = million_orders
-    flush = MILLION_FLUSH
+    topic = many_orders
+    flush = ORDERS_FLUSH
     common = {
         "topics": topic,
         "tasks.max": "1",
@@ -224,7 +223,7 @@ def test_a_million_records_land_once_in_parquet_on_local_disk_hdfs_and_s3_and_sp
     local, local_root = stores.local()
     hdfs, hdfs_root = stores.hdfs()
     s3, bucket = stores.s3()
-    names = [sinks.name("million-local"), sinks.name("million-hdfs"), sinks.name("million-s3")]
+    names = [sinks.name("orders-local"), sinks.name("orders-hdfs"), sinks.name("orders-s3")]
     for name, config in zip(names, (local, hdfs, s3), strict=True):
         sinks.create(name, {**common, **config})
 
@@ -236,23 +235,23 @@ def test_a_million_records_land_once_in_parquet_on_local_disk_hdfs_and_s3_and_sp
         ("S3", ".snappy.parquet", lambda: stores.s3_names(bucket, f"topics/{topic}/")),
     ]
     for store, extension, listing in listings:
-        expected = file_names(topic, 2, MILLION // 2, flush, extension)
+        expected = file_names(topic, 2, ORDERS // 2, flush, extension)
 
         def all_committed(listing: Callable[[], set[str]] = listing, expected: set[str] = expected) -> bool:
             assert_not_failed(worker, *names)
             return listing() == expected
 
-        poll(f"the million records in committed files on {store}", all_committed, worker, timeout=600)
+        poll(f"every order in committed files on {store}", all_committed, worker, timeout=600)
 
-    assert_spark_reads_a_million(spark.read.parquet(str(local_root / "topics" / topic)), "local")
-    assert_spark_reads_a_million(
+    assert_spark_reads_every_order(spark.read.parquet(str(local_root / "topics" / topic)), "local")
+    assert_spark_reads_every_order(
         spark.read.parquet(f"{hdfs_cluster.hdfs_url}{hdfs_root}/topics/{topic}"), "hdfs"
     )
 
     table = stores.s3_dataset(bucket, f"topics/{topic}").to_table(columns=["id", "partition"])
-    assert table.num_rows == MILLION
-    assert pc.count_distinct(table["id"]).as_py() == MILLION
-    assert pc.min_max(table["id"]).as_py() == {"min": 0, "max": MILLION - 1}
+    assert table.num_rows == ORDERS
+    assert pc.count_distinct(table["id"]).as_py() == ORDERS
+    assert pc.min_max(table["id"]).as_py() == {"min": 0, "max": ORDERS - 1}
     misplaced = pc.not_equal(table["partition"], pc.bit_wise_and(table["id"], 1))
     assert pc.sum(misplaced.cast("int64")).as_py() == 0
 
@@ -261,21 +260,21 @@ def test_a_million_records_land_once_in_parquet_on_local_disk_hdfs_and_s3_and_sp
 
 
 def assert_spark_reads_the_orders(frame: Any, where: str) -> None:
-    """`assert_spark_reads_a_million`, and every 9,973rd order's item and region as produced."""
+    """`assert_spark_reads_every_order`, and every 9,973rd order's item and region as produced."""
     from pyspark.sql import functions as F
 
-    assert_spark_reads_a_million(frame, where)
+    assert_spark_reads_every_order(frame, where)
     sample = frame.where(F.col("id") % 9973 == 0).select("id", "item", "region").collect()
-    expected = [(order(i)["id"], order(i)["item"], order(i)["region"]) for i in range(0, MILLION, 9973)]
+    expected = [(order(i)["id"], order(i)["item"], order(i)["region"]) for i in range(0, ORDERS, 9973)]
     assert sorted((r.id, r.item, r.region) for r in sample) == expected, where
 
 
 @pytest.mark.timeout(900)
-def test_a_million_records_in_avro_on_hdfs_json_lines_on_local_disk_and_bytearray_on_s3_read_back_as_produced(
-    sinks: Connectors, stores: Stores, spark: Any, million_orders: str, hdfs_cluster: Any
+def test_every_order_in_avro_on_hdfs_json_lines_on_local_disk_and_bytearray_on_s3_read_back_as_produced(
+    sinks: Connectors, stores: Stores, spark: Any, many_orders: str, hdfs_cluster: Any
 ) -> None:
-    topic = million_orders
-    common = {"topics": topic, "tasks.max": "1", "flush.size": str(MILLION_FLUSH)}
+    topic = many_orders
+    common = {"topics": topic, "tasks.max": "1", "flush.size": str(ORDERS_FLUSH)}
     hdfs, hdfs_root = stores.hdfs()
     local, local_root = stores.local()
     s3, bucket = stores.s3()
@@ -315,9 +314,9 @@ def test_a_million_records_in_avro_on_hdfs_json_lines_on_local_disk_and_bytearra
 
         def all_committed(listing: Callable[[], set[str]] = listing, extension: str = extension) -> bool:
             assert_not_failed(worker, *names.values())
-            return listing() == file_names(topic, 2, MILLION // 2, MILLION_FLUSH, extension)
+            return listing() == file_names(topic, 2, ORDERS // 2, ORDERS_FLUSH, extension)
 
-        poll(f"the million records in committed {extension} files", all_committed, worker, timeout=600)
+        poll(f"every order in committed {extension} files", all_committed, worker, timeout=600)
 
     avro = spark.read.format("avro").load(f"{hdfs_cluster.hdfs_url}{hdfs_root}/topics/{topic}")
     assert_spark_reads_the_orders(avro, "avro on hdfs")
@@ -325,12 +324,12 @@ def test_a_million_records_in_avro_on_hdfs_json_lines_on_local_disk_and_bytearra
 
     client = stores.s3_server.client()
     for p in range(2):
-        for first in range(0, MILLION // 2, MILLION_FLUSH):
-            last = first + MILLION_FLUSH - 1
+        for first in range(0, ORDERS // 2, ORDERS_FLUSH):
+            last = first + ORDERS_FLUSH - 1
             key = f"topics/{topic}/partition={p}/{topic}+{p}+{first:010d}+{last:010d}.bin"
             body = client.get_object(Bucket=bucket, Key=key)["Body"].read()
             # Offset o of partition p holds order 2 * o + p.
-            produced = [order_value(2 * o + p) for o in range(first, first + MILLION_FLUSH)]
+            produced = [order_value(2 * o + p) for o in range(first, first + ORDERS_FLUSH)]
             assert body == b"".join(v + separator.encode() for v in produced), key
 
 
