@@ -4,9 +4,10 @@ SIGINT), ends the tasks, commits their offsets, stops Spark and logs no ERROR an
 
 Each case runs a FileStreamSource -> Kafka -> FileStreamSink pipeline of `LINES` lines on a
 standalone worker leading a process group of its own, whose offsets are committed only by the stop
-(``offset.flush.interval.ms`` of 10 minutes, ``offset.flush.records=0``). ``KCONNECT_CLEAN_STOP_LINES=1000000`` runs the full
-size the issue names; CI runs 50,000, which proves the same: the stop comes after the last line,
-with every offset still to commit and a Spark job per task running.
+(``offset.flush.interval.ms`` of 10 minutes, ``offset.flush.records=0``).
+``KCONNECT_CLEAN_STOP_LINES=1000000`` runs the full size the issue names; CI runs 50,000, which
+proves the same: the stop comes after the last line, with every offset still to commit and a Spark
+job per task running.
 """
 
 from __future__ import annotations
